@@ -1,0 +1,6 @@
+"""Clients of the split finders (installed as ``apsplit.adapters``).
+
+Boosting loops and library bridges live here; they feed the core
+(``apsplit.find_split`` / ``apsplit.grow_tree``) the node's rows in weight
+order and the candidate features of each round.
+"""

@@ -1,0 +1,336 @@
+"""Benchmark of the split finders on single nodes of real data under boosting weights.
+
+For each dataset: the weights after ``rounds`` rounds of discrete AdaBoost
+(SAMME) with exact depth-1 stumps; then, for the root node (all rows) and,
+with ``depth > 1``, the nodes of a depth-``depth`` tree below it:
+
+* per finder (error criterion): assessments and wall time of one call,
+  against the weight-order lower bound on assessments;
+* an exhaustive Gini search against scikit-learn's
+  ``DecisionTreeClassifier(max_depth=1, criterion="gini")`` on the same node
+  and weights (its best of dense and, for sparse data, CSC input).
+
+Times are the median over ``repeats`` calls after a warm-up call.  apsplit's
+binning (``Dataset``) is built once per dataset and not timed: boosting
+reuses it across rounds and nodes.  Used by ``apsplit compare`` and
+``benchmarks/finders.py``.
+"""
+
+import argparse
+import json
+import math
+import platform
+import statistics
+import time
+from functools import partial
+from pathlib import Path
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+import sklearn
+from sklearn.tree import DecisionTreeClassifier
+
+from . import __version__, lower_bounds
+from .dataset import Dataset
+from .datasets import DataFileNotFoundError, load_file, load_satimage, shared_data_path
+from .finders import find_split, weight_order
+
+try:
+    from tqdm.auto import tqdm
+except ImportError:
+    tqdm = None
+
+__all__ = ["DATASETS", "DEFAULT_DATASETS", "DEFAULTS", "QUICK_DEFAULTS", "METHODS", "load_dataset",
+           "run", "boosting_weights", "tree_nodes", "bench_node", "format_table", "write_json", "plot",
+           "add_arguments", "report"]
+
+METHODS = ("exhaustive", "quick", "adaptive")
+CRITERION = "error"
+
+# name -> (file in the shared data folder, format, n_features); None: bundled with apsplit
+DATASETS = {
+    "satimage": None,
+    "a8a": ("a8a.svm", "svm", 123),
+    "higgs7k": ("higgs7k.train.tsv", "tsv", None),
+    "pendigits": ("pendigits.tra", "uci", None),
+    "agaricus": ("agaricus.train.svm", "svm", 126),
+}
+DEFAULT_DATASETS = ("satimage", "a8a", "higgs7k")
+DEFAULTS = {"rounds": 20, "repeats": 5}
+QUICK_DEFAULTS = {"rounds": 5, "repeats": 1}
+
+
+def load_dataset(name, data_dir=None):
+    """(X, y, classes) of a benchmark dataset; DataFileNotFoundError if its file is missing."""
+    if name not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; choose from {sorted(DATASETS)}")
+    if DATASETS[name] is None:
+        return load_satimage()
+    filename, fmt, n_features = DATASETS[name]
+    folder = Path(data_dir) if data_dir else shared_data_path()
+    if folder is None:
+        raise DataFileNotFoundError(f"{filename}: no shared data folder "
+                                    "(set APSPLIT_DATA or pass a data dir)")
+    return load_file(folder / filename, fmt, n_features)
+
+
+def boosting_weights(ds, y, n_classes, rounds):
+    """Weights after ``rounds`` rounds of discrete AdaBoost (SAMME) with exact error stumps."""
+    all_rows = np.arange(ds.n_rows)
+    w = np.full(ds.n_rows, 1.0 / ds.n_rows)
+    for _ in range(rounds):
+        stump = find_split(ds, y, w, criterion="error", method="exhaustive")
+        if not stump.found:
+            break
+        goes_left = ds.column_codes(stump.feature, all_rows) <= stump.left_rank
+        predicted = np.where(goes_left, np.argmax(stump.left_weights), np.argmax(stump.right_weights))
+        miss = predicted != y
+        err = w[miss].sum()
+        if err <= 0 or err >= (n_classes - 1) / n_classes:  # perfect, or no better than chance
+            break
+        alpha = math.log((1.0 - err) / err) + math.log(n_classes - 1)
+        w = w * np.exp(alpha * miss)
+        w /= w.sum()
+    return w
+
+
+def _children(ds, y, w, name, rows):
+    """[(name, rows)] of the children of an exhaustive error split that hold two classes."""
+    split = find_split(ds, y, w, method="exhaustive", rows=rows, weight_ordered=True)
+    if not split.found:
+        return []
+    goes_left = ds.column_codes(split.feature, rows) <= split.left_rank
+    prefix = "" if name == "root" else name
+    return [(prefix + side, part) for side, part in (("L", rows[goes_left]), ("R", rows[~goes_left]))
+            if np.unique(y[part]).size > 1]
+
+
+def tree_nodes(ds, y, w, depth):
+    """[(name, rows)] of the nodes a depth-``depth`` tree splits, level by level from the root.
+
+    The tree is grown by exhaustive error search; names are "root", "L", "R",
+    "LL", ...  Rows are in decreasing weight order (children keep it).
+    """
+    level = [("root", weight_order(w, np.arange(ds.n_rows)))]
+    nodes = list(level)
+    for _ in range(depth - 1):
+        level = [child for name, rows in level for child in _children(ds, y, w, name, rows)]
+        nodes += level
+    return nodes
+
+
+def _timed(call, repeats):
+    """(result of a warm-up call, median wall seconds of ``repeats`` further calls)."""
+    result = call()
+    seconds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        seconds.append(time.perf_counter() - start)
+    return result, statistics.median(seconds)
+
+
+def _sklearn_score(fitted):
+    """Split score (weighted child Gini / node weight) of a fitted depth-1 sklearn tree."""
+    t = fitted.tree_
+    if t.node_count < 3:
+        return math.inf
+    weights = t.weighted_n_node_samples
+    return float((weights[1] * t.impurity[1] + weights[2] * t.impurity[2]) / weights[0])
+
+
+def _versus_sklearn(ds, X, y, w, rows, repeats):
+    """Exhaustive Gini search: apsplit against DecisionTreeClassifier(max_depth=1) on one node."""
+    ours, ours_seconds = _timed(partial(find_split, ds, y, w, criterion="gini", method="exhaustive",
+                                        rows=rows, weight_ordered=True), repeats)
+    X_node = X[rows]
+    inputs = {"dense": np.asarray(X_node.toarray() if sp.issparse(X) else X_node, dtype=np.float32)}
+    if sp.issparse(X):
+        inputs["sparse"] = sp.csc_matrix(X_node, dtype=np.float32)
+    seconds, scores = {}, {}
+    for layout, X_in in inputs.items():
+        tree = DecisionTreeClassifier(max_depth=1, criterion="gini", random_state=0)
+        fitted, seconds[layout] = _timed(partial(tree.fit, X_in, y[rows], sample_weight=w[rows]), repeats)
+        scores[layout] = _sklearn_score(fitted)
+    best = min(seconds, key=seconds.get)
+    return {"apsplit_seconds": ours_seconds, "apsplit_score": float(ours.score),
+            "sklearn_seconds": seconds, "sklearn_best_input": best, "sklearn_score": scores[best],
+            "apsplit_over_sklearn": ours_seconds / seconds[best]}
+
+
+def bench_node(ds, X, y, w, rows, repeats):
+    """Assessments and times of every finder on one node, its lower bound, and the sklearn comparison."""
+    methods = {}
+    for method in METHODS:
+        split, seconds = _timed(partial(find_split, ds, y, w, criterion=CRITERION, method=method,
+                                        rows=rows, weight_ordered=True), repeats)
+        methods[method] = {"assessments": split.assessments, "seconds": seconds,
+                           "feature": split.feature, "score": float(split.score)}
+    bound = lower_bounds.weight_order(ds, y, w, rows=rows, criterion=CRITERION)
+    exhaustive_score = methods["exhaustive"]["score"]
+    return {"n_rows": int(rows.size), "methods": methods, "weight_order_bound": bound,
+            **{f"{m}_over_bound": methods[m]["assessments"] / bound for m in METHODS},
+            "scores_agree": all(math.isclose(m["score"], exhaustive_score, rel_tol=1e-12, abs_tol=1e-12)
+                                for m in methods.values()),
+            "gini": _versus_sklearn(ds, X, y, w, rows, repeats)}
+
+
+def run(datasets=DEFAULT_DATASETS, rounds=None, repeats=None, depth=1, data_dir=None, quick=False,
+        progress=False):
+    """Run the benchmark; returns a JSON-ready dict {"settings", "nodes", "skipped"}.
+
+    ``rounds`` and ``repeats`` default to ``DEFAULTS``, or ``QUICK_DEFAULTS`` with ``quick``.
+    A dataset whose file is missing is listed under "skipped" with the reason.
+    """
+    defaults = QUICK_DEFAULTS if quick else DEFAULTS
+    rounds = defaults["rounds"] if rounds is None else rounds
+    repeats = defaults["repeats"] if repeats is None else repeats
+    settings = {"datasets": list(datasets), "rounds": rounds, "repeats": repeats, "depth": depth,
+                "criterion": CRITERION, "quick": quick, "apsplit": __version__,
+                "numpy": np.__version__, "numba": numba.__version__, "sklearn": sklearn.__version__,
+                "python": platform.python_version(), "machine": platform.machine()}
+    nodes, skipped = [], {}
+    bar = tqdm(datasets, desc="datasets", disable=not progress) if tqdm else datasets
+    for name in bar:
+        try:
+            X, y, classes = load_dataset(name, data_dir)
+        except DataFileNotFoundError as exc:
+            skipped[name] = str(exc)
+            continue
+        ds = Dataset(X)
+        w = boosting_weights(ds, y, len(classes), rounds)
+        for node, rows in tree_nodes(ds, y, w, depth):
+            nodes.append({"dataset": name, "node": node, "n_features": ds.n_features,
+                          "n_classes": len(classes), "sparse": ds.is_sparse,
+                          **bench_node(ds, X, y, w, rows, repeats)})
+    return {"settings": settings, "nodes": nodes, "skipped": skipped}
+
+
+def _columns(header, rows, n_left):
+    """Rows of cells as aligned text: the first ``n_left`` columns left-aligned, the rest right."""
+    widths = [max(len(r[j]) for r in [header, *rows]) for j in range(len(header))]
+    return "\n".join("  ".join(c.ljust(wd) if j < n_left else c.rjust(wd)
+                                for j, (c, wd) in enumerate(zip(r, widths))).rstrip()
+                      for r in [header, *rows])
+
+
+def format_table(result):
+    """The benchmark's results as readable text."""
+    s = result["settings"]
+    finder_rows, sklearn_rows = [], []
+    for node in result["nodes"]:
+        nk = node["n_rows"] * node["n_features"]
+        where = [node["dataset"], node["node"], f"{node['n_rows']}x{node['n_features']}"]
+        for m in METHODS:
+            r = node["methods"][m]
+            finder_rows.append(where + [m, f"{r['assessments']:,}", f"{r['assessments'] / nk:.3f}",
+                                        f"{node[m + '_over_bound']:.3f}", f"{r['seconds'] * 1e3:.2f}"])
+        bound = node["weight_order_bound"]
+        finder_rows.append(where + ["weight-order bound", f"{bound:,}", f"{bound / nk:.3f}", "1.000", "-"])
+        g = node["gini"]
+        sk = g["sklearn_seconds"]
+        sklearn_rows.append(where + [f"{g['apsplit_seconds'] * 1e3:.2f}", f"{sk['dense'] * 1e3:.2f}",
+                                     f"{sk['sparse'] * 1e3:.2f}" if "sparse" in sk else "-",
+                                     f"{g['apsplit_over_sklearn']:.3f}"])
+    tables = [f"Split finders on one node under AdaBoost (SAMME) weights after {s['rounds']} rounds; "
+           f"criterion={s['criterion']}; time = median of {s['repeats']} calls after a warm-up",
+           _columns(["dataset", "node", "n x K", "method", "assessments", "/ (n*K)", "/ bound", "ms"],
+                    finder_rows, n_left=4),
+           "",
+           "Exhaustive Gini search, same node and weights: apsplit vs scikit-learn "
+           "DecisionTreeClassifier(max_depth=1) (ms)",
+           _columns(["dataset", "node", "n x K", "apsplit", "sklearn dense", "sklearn sparse",
+                     "apsplit / sklearn best"], sklearn_rows, n_left=3)]
+    notes = [f"skipped {name}: {why}" for name, why in result["skipped"].items()]
+    notes += [f"WARNING {n['dataset']} {n['node']}: the finders' scores differ"
+              for n in result["nodes"] if not n["scores_agree"]]
+    if not result["nodes"]:
+        return "\n".join(notes or ["no results"])
+    return "\n".join(tables + ([""] + notes if notes else []))
+
+
+def write_json(result, path):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2) + "\n")
+
+
+def _figure_class():
+    """matplotlib's Figure (rendered by Agg on save); a clear error if matplotlib is missing."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError("plotting needs matplotlib: pip install apsplit[bench]") from None
+    return Figure
+
+
+def plot(result, path):
+    """Bar chart of assessments per finder, one panel per node, the weight-order bound dashed."""
+    nodes = result["nodes"]
+    if not nodes:
+        raise ValueError("no benchmark results to plot")
+    ncols = min(len(nodes), 3)
+    nrows = -(-len(nodes) // ncols)
+    fig = _figure_class()(figsize=(4.2 * ncols, 3.6 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax, node in zip(axes, nodes):
+        counts = [node["methods"][m]["assessments"] for m in METHODS]
+        bars = ax.bar(METHODS, counts, color=["#9e9e9e", "#5b8fd6", "#e07b39"])
+        ax.bar_label(bars, [f"{node[m + '_over_bound']:.2f}x" for m in METHODS], fontsize=8)
+        ax.axhline(node["weight_order_bound"], color="black", linestyle="--", linewidth=1,
+                   label="weight-order bound")
+        ax.set_title(f"{node['dataset']} {node['node']} ({node['n_rows']} x {node['n_features']})",
+                     fontsize=10)
+        ax.set_ylabel("assessments")
+        ax.margins(y=0.12)
+        ax.legend(loc="lower right", fontsize=8)
+    for ax in axes[len(nodes):]:
+        ax.set_visible(False)
+    fig.suptitle(f"Assessments per finder (labels: / weight-order bound)\n"
+                 f"AdaBoost weights after {result['settings']['rounds']} rounds", fontsize=9)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+
+
+def _count(minimum):
+    """argparse type: an integer >= ``minimum``."""
+    def parse(text):
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text}")
+        return value
+    return parse
+
+
+def add_arguments(parser, json_default, plot_default):
+    """The benchmark's options, shared by ``apsplit compare`` and ``benchmarks/finders.py``."""
+    parser.add_argument("--rounds", type=_count(0),
+                        help=f"AdaBoost rounds that set the node's weights (default {DEFAULTS['rounds']}; "
+                             f"{QUICK_DEFAULTS['rounds']} with --quick)")
+    parser.add_argument("--repeats", type=_count(1),
+                        help=f"timed calls per measurement, median reported (default {DEFAULTS['repeats']}; "
+                             f"{QUICK_DEFAULTS['repeats']} with --quick)")
+    parser.add_argument("--depth", type=_count(1), default=1,
+                        help="benchmark every node a tree of this depth splits (default 1: the root only)")
+    parser.add_argument("--quick", action="store_true", help="fewer rounds and repeats (for CI)")
+    parser.add_argument("--json", type=Path, default=Path(json_default),
+                        help=f"where to write the results (default {json_default})")
+    parser.add_argument("--plot", type=Path, default=Path(plot_default),
+                        help=f"where to write the bar chart (default {plot_default})")
+
+
+def report(args, datasets, data_dir=None):
+    """Run with parsed ``add_arguments`` options; print the table, write JSON and PNG."""
+    _figure_class()  # fail before the run, not after it, if matplotlib is missing
+    result = run(datasets, rounds=args.rounds, repeats=args.repeats, depth=args.depth,
+                 data_dir=data_dir, quick=args.quick, progress=True)
+    print(format_table(result))
+    write_json(result, args.json)
+    if result["nodes"]:
+        plot(result, args.plot)
+        print(f"\nwrote {args.json} and {args.plot}")
+    else:
+        print(f"\nwrote {args.json} (no results to plot)")
+    return result

@@ -1,0 +1,178 @@
+"""Binned feature matrix shared by every split finder.
+
+Every feature is binned once into its sorted distinct values; an example's
+*code* for feature k is the rank of its value among them.  A split of feature k
+at rank r sends codes <= r left.  Dense input keeps a feature-major code
+matrix in the smallest unsigned type that fits; sparse input keeps the
+stored entries only (CSC for the exhaustive pass, CSR to stream a node's
+examples in weight order), never a dense copy.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["Dataset"]
+
+
+def _code_dtype(max_bins):
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if max_bins <= np.iinfo(dtype).max + 1:
+            return dtype
+    return np.uint64
+
+
+def _check_finite(values):
+    if values.size and not np.all(np.isfinite(values)):
+        bad = "NaN" if np.isnan(values).any() else "inf"
+        raise ValueError(f"X contains {bad}; apsplit needs finite feature values")
+
+
+class Dataset:
+    """Binned view of ``X`` (n examples x K features), reused across rounds and nodes.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, K) or scipy.sparse matrix
+        Finite feature values.  Sparse input is binned without densifying.
+    """
+
+    def __init__(self, X):
+        if sp.issparse(X):
+            self._bin_sparse(X)
+        else:
+            self._bin_dense(X)
+        self._workspaces = {}
+
+    # ------------------------------------------------------------------ binning
+    def _bin_dense(self, X):
+        try:
+            X = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"X must be numeric: {exc}") from None
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
+        n, K = X.shape
+        if n == 0 or K == 0:
+            raise ValueError(f"X is empty (shape {X.shape})")
+        _check_finite(X)
+        values, offsets, ranks = [], np.zeros(K + 1, np.int64), []
+        for k in range(K):
+            uniq, inverse = np.unique(X[:, k], return_inverse=True)
+            values.append(uniq)
+            ranks.append(inverse)
+            offsets[k + 1] = offsets[k] + uniq.size
+        dtype = _code_dtype(int(np.diff(offsets).max()))
+        self.codes = np.empty((K, n), dtype=dtype)
+        for k in range(K):
+            self.codes[k] = ranks[k]
+        self._finish(n, K, values, offsets, sparse=False)
+        self.zero_rank = np.full(K, -1, np.int64)
+
+    def _bin_sparse(self, X):
+        X = sp.csc_matrix(X, dtype=np.float64, copy=True)
+        n, K = X.shape
+        if n == 0 or K == 0:
+            raise ValueError(f"X is empty (shape {X.shape})")
+        X.sum_duplicates()
+        X.eliminate_zeros()
+        _check_finite(X.data)
+        values, offsets = [], np.zeros(K + 1, np.int64)
+        zero_rank = np.full(K, -1, np.int64)
+        codes = np.empty(X.nnz, np.int64)
+        for k in range(K):
+            lo, hi = X.indptr[k], X.indptr[k + 1]
+            stored = X.data[lo:hi]
+            has_zero = hi - lo < n
+            uniq = np.unique(np.concatenate([stored, [0.0]]) if has_zero else stored)
+            if has_zero:
+                zero_rank[k] = np.searchsorted(uniq, 0.0)
+            codes[lo:hi] = np.searchsorted(uniq, stored)
+            values.append(uniq)
+            offsets[k + 1] = offsets[k] + uniq.size
+        dtype = _code_dtype(int(np.diff(offsets).max()))
+        coded = sp.csc_matrix((codes.astype(dtype), X.indices, X.indptr), shape=(n, K))
+        csr = coded.tocsr()
+        csr.sort_indices()
+        self.csc_indptr = coded.indptr.astype(np.int64)
+        self.csc_rows = coded.indices.astype(np.int64)
+        self.csc_codes = coded.data
+        self.csr_indptr = csr.indptr.astype(np.int64)
+        self.csr_features = csr.indices.astype(np.int64)
+        self.csr_codes = csr.data
+        self.codes = np.zeros((0, 0), dtype=dtype)
+        self.zero_rank = zero_rank
+        self._finish(n, K, values, offsets, sparse=True)
+
+    def _finish(self, n, K, values, offsets, sparse):
+        self.n_rows = n
+        self.n_features = K
+        self.is_sparse = sparse
+        self.values = np.concatenate(values)
+        self.bin_offsets = offsets
+        self.n_bins = np.diff(offsets)
+        if not sparse:
+            empty = np.zeros(0, np.int64)
+            self.csc_indptr = self.csc_rows = empty
+            self.csr_indptr = self.csr_features = empty
+            self.csc_codes = self.csr_codes = np.zeros(0, self.codes.dtype)
+
+    # ---------------------------------------------------------------- queries
+    @property
+    def shape(self):
+        return (self.n_rows, self.n_features)
+
+    def feature_values(self, k):
+        """Sorted distinct values of feature ``k``."""
+        return self.values[self.bin_offsets[k]:self.bin_offsets[k + 1]]
+
+    def threshold(self, k, left_rank, right_rank):
+        """(t, r): the midpoint t between two distinct values of feature ``k``
+        and the rank r of the largest value <= t, so that ``x <= t`` and
+        ``code <= r`` select the same rows of X.
+
+        If rounding puts the midpoint on the right value, the left value is
+        used instead, so the split always separates the two values.
+        """
+        values = self.feature_values(k)
+        lo, hi = values[left_rank], values[right_rank]
+        t = lo / 2.0 + hi / 2.0
+        t = float(lo if t >= hi or not np.isfinite(t) else t)
+        return t, int(np.searchsorted(values, t, side="right")) - 1
+
+    def column_codes(self, k, rows):
+        """Codes (ranks) of feature ``k`` for ``rows``, without densifying sparse input."""
+        if not self.is_sparse:
+            return self.codes[k, rows]
+        lo, hi = self.csc_indptr[k], self.csc_indptr[k + 1]
+        col_rows = self.csc_rows[lo:hi]
+        at = np.searchsorted(col_rows, rows)
+        found = at < col_rows.size
+        found[found] = col_rows[at[found]] == rows[found]
+        out = np.full(len(rows), self.zero_rank[k], np.int64)
+        out[found] = self.csc_codes[lo:hi][at[found]]
+        return out
+
+    def workspace(self, n_classes):
+        """Scratch arrays of the kernels, allocated once per class count.
+
+        (hist, mark, present): per bin, kept zeroed by the kernels after each
+        call; (bucket_pos, bucket_code): per stored entry (sparse input only).
+        Not thread-safe: use one Dataset per thread.
+        """
+        ws = self._workspaces.get(n_classes)
+        if ws is None:
+            total = int(self.bin_offsets[-1])
+            ws = (np.zeros((total, n_classes)), np.zeros(total, np.uint8),
+                  np.zeros(total, np.int64), np.empty(self.csr_codes.size, np.int64),
+                  np.empty_like(self.csr_codes))
+            self._workspaces[n_classes] = ws
+        return ws
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_workspaces"] = {}
+        return state
+
+    def __repr__(self):
+        kind = "sparse" if self.is_sparse else "dense"
+        return f"Dataset({self.n_rows} x {self.n_features}, {kind}, {int(self.bin_offsets[-1])} bins)"

@@ -1,0 +1,189 @@
+"""Split finders behind one interface, a registry of them, and ``find_split``.
+
+A finder is any object with a ``find(problem) -> Split`` method.  The
+built-in ones (``exhaustive``, ``quick``, ``adaptive``) run one numba kernel
+per call.  ``register_finder`` adds a user's finder under a name, so that
+every client (trees, boosting loops, estimators) can use it by that name.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import validation as v
+from .dataset import Dataset
+from .kernels.criteria import BOUNDS, CRITERIA, ERROR, PAPER
+from .kernels.search import METHODS, run
+from .split import Split
+
+__all__ = ["Problem", "Finder", "Exhaustive", "Quick", "Adaptive", "find_split",
+           "register_finder", "available_finders", "get_finder", "weight_order"]
+
+
+@dataclass
+class Problem:
+    """One node to split, already validated.
+
+    order     the node's examples with positive weight, in decreasing weight order
+              (ties in the order given); examples are assessed in this order
+    features  candidate feature columns (int64); ties go to the one listed first
+    """
+
+    dataset: Dataset
+    y: np.ndarray
+    sample_weight: np.ndarray
+    order: np.ndarray
+    features: np.ndarray
+    n_classes: int
+    criterion: str = "error"
+    bounds: str = "tight"
+
+
+class Finder:
+    """Base of split finders: subclasses implement ``find(problem) -> Split``."""
+
+    name = "finder"
+
+    def find(self, problem):
+        raise NotImplementedError
+
+    def __repr__(self):
+        params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({params})"
+
+
+class _KernelFinder(Finder):
+    def _params(self):
+        return 0.0, 1
+
+    def find(self, problem):
+        ds = problem.dataset
+        workspace = ds.workspace(problem.n_classes)
+        fraction, batches = self._params()
+        pos, left_rank, right_rank, score, total, children, node_weight = run(
+            METHODS[self.name], fraction, batches, ds.is_sparse, ds.codes, ds.bin_offsets,
+            ds.zero_rank, ds.csc_indptr, ds.csr_indptr, ds.csr_features, ds.csr_codes,
+            problem.order, problem.sample_weight, problem.y, problem.n_classes,
+            problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds], *workspace)
+        if pos < 0:
+            return Split.none(total, problem.n_classes)
+        k = int(problem.features[pos])
+        threshold, left_rank = ds.threshold(k, left_rank, right_rank)
+        return Split(k, threshold, float(score / node_weight), int(total), children[0],
+                     children[1], left_rank)
+
+
+class Exhaustive(_KernelFinder):
+    """Classic search: every feature assessed on every example of the node."""
+
+    name = "exhaustive"
+
+
+class Quick(_KernelFinder):
+    """Quick Boost (Appel et al. 2013).
+
+    initial_fraction  weight fraction every feature is first assessed on (default 0.1)
+    n_batches         equal-weight batches for the remaining weight (default 10)
+    """
+
+    name = "quick"
+
+    def __init__(self, initial_fraction=0.1, n_batches=10):
+        self.initial_fraction = v.check_fraction(initial_fraction, "initial_fraction")
+        self.n_batches = v.check_positive_int(n_batches, "n_batches")
+
+    def _params(self):
+        return self.initial_fraction, self.n_batches
+
+
+class Adaptive(_KernelFinder):
+    """Adaptive-Pruning Stump (Aziz et al. 2018, Algorithm 1); parameter-free."""
+
+    name = "adaptive"
+
+
+_REGISTRY = {"exhaustive": Exhaustive(), "quick": Quick(), "adaptive": Adaptive()}
+
+
+def register_finder(name, finder, overwrite=False):
+    """Make ``finder`` (an object with ``find(problem) -> Split``) usable as ``method=name``."""
+    if not isinstance(name, str) or not name:
+        raise TypeError("a finder's name must be a non-empty string")
+    if not callable(getattr(finder, "find", None)):
+        raise TypeError(f"{finder!r} has no find(problem) method")
+    if name in _REGISTRY and not overwrite:
+        raise ValueError(f"a finder named {name!r} is already registered (pass overwrite=True)")
+    _REGISTRY[name] = finder
+    return finder
+
+
+def available_finders():
+    """Names usable as ``method=``."""
+    return sorted(_REGISTRY)
+
+
+def get_finder(method):
+    """The finder for ``method``: a registered name or a finder object."""
+    if isinstance(method, str):
+        if method not in _REGISTRY:
+            raise ValueError(f"unknown method {method!r}; available: {available_finders()}")
+        return _REGISTRY[method]
+    if callable(getattr(method, "find", None)):
+        return method
+    raise TypeError(f"method must be a registered name or an object with find(problem), got {method!r}")
+
+
+def weight_order(sample_weight, rows):
+    """``rows`` with positive weight, by decreasing weight (stable: ties keep their order)."""
+    w = sample_weight[rows]
+    order = rows[np.argsort(-w, kind="stable")]
+    return order[: np.count_nonzero(w > 0)]
+
+
+def check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordered,
+                  bounds="tight", n_classes=None):
+    """Validate a node's inputs once; returns a Problem."""
+    v.check_dataset(ds)
+    y, n_classes = v.check_labels(y, ds.n_rows, n_classes)
+    w = v.check_weights(sample_weight, ds.n_rows)
+    crit = v.check_choice(criterion, CRITERIA, "criterion")
+    if v.check_choice(bounds, BOUNDS, "bounds") == PAPER and crit != ERROR:
+        raise ValueError(f"bounds='paper' is implemented for criterion='error' only, not {criterion!r}")
+    rows = v.check_indices(rows, ds.n_rows, "rows")
+    features = v.check_indices(features, ds.n_features, "features")
+    if weight_ordered:
+        wr = w[rows]
+        if np.any(wr[1:] > wr[:-1]):
+            raise ValueError("weight_ordered=True but rows are not in decreasing weight order")
+        order = rows[: np.count_nonzero(wr > 0)]
+    else:
+        order = weight_order(w, rows)
+    if order.size == 0:
+        raise ValueError("all sample weights of the node's rows are zero")
+    return Problem(ds, y, w, order, features, n_classes, criterion, bounds)
+
+
+def find_split(ds, y, sample_weight=None, criterion="error", method="adaptive", rows=None,
+               features=None, weight_ordered=False, bounds="tight"):
+    """Exact best split of the node ``rows`` over ``features``.
+
+    Every method returns the score a brute-force search returns (and, with
+    the built-in finders, the same split: ties go to the feature listed
+    first, then the smallest threshold).  Rows with zero weight are left out
+    of the search (they cannot change a score) and are not assessed.
+
+    Parameters
+    ----------
+    ds : Dataset
+    y : class codes 0..C-1, one per row of X
+    sample_weight : non-negative weights, one per row (default: all ones)
+    criterion : "error" | "entropy" | "gini"
+    method : a registered finder name (see ``available_finders()``) or a finder object
+    rows, features : int indices of the node's examples / candidate features (default all)
+    weight_ordered : True if ``rows`` is already in decreasing weight order
+        (as boosting clients keep it); skips the sort, checked in O(n)
+    bounds : "tight" (default) or "paper" (error only): the upper bounds used to prune
+    """
+    finder = get_finder(method)
+    problem = check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordered, bounds)
+    return finder.find(problem)

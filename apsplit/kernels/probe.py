@@ -1,0 +1,78 @@
+"""Instrumentation kernels: a feature's bounds after a given prefix, and the
+weight-order lower bound's per-feature counts."""
+
+import numpy as np
+from numba import njit
+
+from .search import advance, setup
+from .stats import release
+
+
+@njit(cache=True)
+def reset_feature(node, state, f):
+    """Forget everything feature f has seen (its workspace cells are zeroed)."""
+    feats, bin_offsets, bk_start, cursor = node[4], node[2], node[13], node[16]
+    hist, mark, present = node[17], node[18], node[19]
+    m, n_present, nzcls, nzcnt = state[0], state[1], state[5], state[6]
+    off = bin_offsets[feats[f]]
+    for j in range(n_present[f]):
+        b = off + present[off + j]
+        mark[b] = 0
+        for c in range(hist.shape[1]):
+            hist[b, c] = 0.0
+    n_present[f] = 0
+    m[f] = 0
+    cursor[f] = bk_start[f, 0]
+    nzcls[f, :] = 0.0
+    nzcnt[f] = 0
+    state[7][f] = -1
+    state[8][f, :] = 0.0
+
+
+@njit(cache=True)
+def min_prefix_to_reach(node, state, scratch, target):
+    """Per feature, the smallest m with LB(m) >= target (LB is monotone in m)."""
+    n = node[7].shape[0]
+    F = node[4].shape[0]
+    lb = state[2]
+    counts = np.empty(F, np.int64)
+    for f in range(F):
+        lo, hi = 0, n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            reset_feature(node, state, f)
+            advance(node, state, scratch, f, mid)
+            if lb[f] >= target:
+                hi = mid
+            else:
+                lo = mid + 1
+        counts[f] = lo
+        reset_feature(node, state, f)
+    return counts
+
+
+@njit(cache=True)
+def prefix_intervals(node, state, scratch, prefixes):
+    """[LB, UB] (weight units) of feature 0 after each prefix length (increasing)."""
+    out = np.empty((prefixes.shape[0], 2))
+    for j in range(prefixes.shape[0]):
+        advance(node, state, scratch, 0, prefixes[j])
+        out[j, 0] = state[2][0]
+        out[j, 1] = state[3][0]
+    return out
+
+
+@njit(cache=True)
+def run_probe(kind, target, prefixes, is_sparse, codes, bin_offsets, zero_rank, csc_indptr,
+              csr_indptr, csr_features, csr_codes, order, w, y, n_classes, feats, crit, bounds,
+              hist, mark, present, bucket_pos, bucket_code):
+    """kind 0: ``min_prefix_to_reach(target)``; kind 1: ``prefix_intervals(prefixes)``."""
+    node, state, scratch = setup(is_sparse, False, codes, bin_offsets, zero_rank, csc_indptr,
+                                 csr_indptr, csr_features, csr_codes, order, w, y, n_classes,
+                                 feats, crit, bounds, hist, mark, present, bucket_pos, bucket_code)
+    if kind == 0:
+        out = min_prefix_to_reach(node, state, scratch, target).astype(np.float64).reshape(-1, 1)
+    else:
+        out = prefix_intervals(node, state, scratch, prefixes)
+    release(feats, bin_offsets, present, state[1], hist, mark)
+    return out, node[10][order.shape[0]]

@@ -1,0 +1,364 @@
+"""The three search strategies over one node, as numba kernels.
+
+All three share the running statistics of ``stats`` and the same rules, so
+that they return the same split, not only the same score:
+
+* a fully assessed feature's score is computed from statistics accumulated in
+  weight order, whatever the batches, so it is bit-identical across methods;
+* the returned split is canonical: with S* the smallest score, the first
+  listed feature whose score is within ``tie = TOL * node weight`` of S*,
+  at its smallest best threshold (rounding makes ties of distinct
+  partitions differ in the last bits; this window makes them ties);
+* feature b is pruned against a feature a only when ``LB_b > UB_a + 2 tie``:
+  then b's score exceeds S* + tie (rounding in the bounds is far below
+  ``tie``), so b can neither be the optimum nor win a tie.  Features that
+  cannot be separated from the best by more than that are assessed fully.
+
+Every method therefore returns the brute-force optimum, and the same split.
+Scores are in weight units inside the kernels (divide by the node weight).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from . import heap as hp
+from .criteria import impurity
+from .stats import (add_left_part, assess, assess_rows, candidate_slots, evaluate,
+                    node_prefix_sums, rebuild_present, release, seen_value, sparse_buckets)
+
+TOL = 1e-10
+ADAPTIVE_INITIAL_FRACTION = 0.1
+
+
+@njit(cache=True)
+def setup(is_sparse, rowwise, codes, bin_offsets, zero_rank, csc_indptr, csr_indptr, csr_features,
+          csr_codes, order, w, y, n_classes, feats, crit, bounds, hist, mark, present,
+          bucket_pos, bucket_code):
+    """Everything a search needs for one node, as one tuple (see ``advance``).
+
+    Sparse input: with ``rowwise`` every feature is assessed on every example
+    here, in one pass over the rows (the exhaustive search); otherwise the
+    node's stored entries are bucketed per feature in weight order.
+    """
+    n = order.shape[0]
+    F = feats.shape[0]
+    C = n_classes
+    w_ord, y_ord, cumw, cumcls = node_prefix_sums(order, w, y, n_classes)
+    bk_start = np.zeros((F, 2), np.int64)
+    state = (np.zeros(F, np.int64),            # 0 m: seen prefix length
+             np.zeros(F, np.int64),            # 1 n_present
+             np.zeros(F),                      # 2 lb
+             np.full(F, math.inf),             # 3 ub
+             np.full((F, 2), -1, np.int64),    # 4 ranks of the best split
+             np.zeros((F, C)),                 # 5 sparse: stored entries' class weights
+             np.zeros(F, np.int64),            # 6 sparse: stored entries seen
+             np.full(F, -1, np.int64),         # 7 left rank of the split attaining lb
+             np.zeros((F, C)))                 # 8 its seen left class weights
+    if is_sparse:
+        slot = candidate_slots(feats, bin_offsets.shape[0] - 1)
+        if rowwise:
+            assess_rows(order, y_ord, w_ord, slot, bin_offsets, csr_indptr, csr_features,
+                        csr_codes, state[5], state[6], hist, mark)
+            for f in range(F):
+                off = bin_offsets[feats[f]]
+                state[1][f] = rebuild_present(present, off, bin_offsets[feats[f] + 1] - off, mark)
+                state[0][f] = n
+        else:
+            bk_start = sparse_buckets(order, feats, slot, csc_indptr, csr_indptr, csr_features,
+                                      csr_codes, bucket_pos, bucket_code)
+    cursor = bk_start[:, 0].copy()
+    scratch = (np.empty(C), np.empty(C), np.empty(C), np.empty(C),
+               np.empty(3, np.int64), np.empty(max(n, 1), np.int64))
+    parent = impurity(crit, cumcls[n])
+    node = (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order,
+            w_ord, y_ord, cumw, cumcls, parent, bk_start, bucket_pos, bucket_code, cursor,
+            hist, mark, present)
+    return node, state, scratch
+
+
+@njit(cache=True)
+def advance(node, state, scratch, f, hi):
+    """Assess feature f on the examples up to ``hi`` (exclusive) and re-bound it."""
+    (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
+     cumw, cumcls, parent, bk_start, bk_pos, bk_code, cursor, hist, mark, present) = node
+    m, n_present, lb, ub, ranks, nzcls, nzcnt, lb_rank, lb_left = state
+    left, right, zero, unseen_cls, out_ranks, newbuf = scratch
+    k = feats[f]
+    off = bin_offsets[k]
+    n = order.shape[0]
+    if hi > m[f]:
+        assess(f, k, m[f], hi, is_sparse, codes, off, bin_offsets[k + 1] - off, w_ord, y_ord,
+               order, bk_start, bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, present,
+               n_present, newbuf)
+        m[f] = hi
+    lo_b, up_b = evaluate(f, m[f], n, m[f] == n, crit, bounds, off, zero_rank[k], is_sparse,
+                          hist, present, n_present, nzcls, nzcnt, cumw, cumcls, parent,
+                          left, right, zero, unseen_cls, out_ranks, lb_left[f])
+    lb[f] = lo_b
+    ub[f] = up_b
+    ranks[f, 0] = out_ranks[0]
+    ranks[f, 1] = out_ranks[1]
+    lb_rank[f] = out_ranks[2]
+
+
+@njit(cache=True)
+def crawl(node, state, scratch, f, stop_above, tie):
+    """Assess feature f in gap-sized batches until it may be prunable, then re-bound it.
+
+    f is pruned once its LB exceeds ``stop_above`` (the leader's UB + 2 tie).  Between
+    full re-evaluations (O(distinct values)), only the split that attained
+    f's last LB is followed, in O(classes) per batch: its seen value is an
+    upper estimate of the current LB, so while it stays <= ``stop_above``
+    f cannot be pruned, and ``stop_above`` minus it is a gap no larger than
+    the true one (no batch overshoots the weight Algorithm 1 would add).
+    """
+    (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
+     cumw, cumcls, parent, bk_start, bk_pos, bk_code, cursor, hist, mark, present) = node
+    m, n_present, nzcls, nzcnt, lb_rank, lb_left = state[0], state[1], state[5], state[6], state[7], state[8]
+    right, newbuf = scratch[1], scratch[5]
+    n = order.shape[0]
+    k = feats[f]
+    off = bin_offsets[k]
+    estimate = state[2][f]
+    while m[f] < n and estimate <= stop_above:
+        gap = stop_above - estimate
+        lo = m[f]
+        hi = prefix_end(cumw, lo, gap) if gap > tie else n
+        e_lo = cursor[f]
+        assess(f, k, lo, hi, is_sparse, codes, off, bin_offsets[k + 1] - off, w_ord, y_ord,
+               order, bk_start, bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, present,
+               n_present, newbuf)
+        m[f] = hi
+        add_left_part(k, lo, hi, e_lo, cursor[f], is_sparse, codes, order, w_ord, y_ord, bk_pos,
+                      bk_code, zero_rank[k], cumcls, lb_rank[f], lb_left[f])
+        estimate = seen_value(crit, lb_left[f], cumcls[hi], right)
+    advance(node, state, scratch, f, m[f])
+
+
+@njit(cache=True, inline='always')
+def prefix_end(cumw, start, weight):
+    """Smallest hi > start with cumw[hi] - cumw[start] >= weight (at most n)."""
+    n = cumw.shape[0] - 1
+    target = cumw[start] + weight
+    lo, hi = start + 1, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cumw[mid] >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return min(lo, n)
+
+
+@njit(cache=True, inline='always')
+def prunable(state, b, a, tie):
+    """True when feature b provably cannot be the returned split, given a."""
+    return state[2][b] > state[3][a] + 2.0 * tie
+
+
+@njit(cache=True)
+def choose(state, candidates, n_cand, tie):
+    """(position, left rank, right rank, score, assessments) of the canonical split.
+
+    Among the fully assessed ``candidates``: the first listed whose score is
+    within ``tie`` of the smallest (see the module docstring).
+    """
+    m, lb, ranks = state[0], state[2], state[4]
+    smallest = math.inf
+    for j in range(n_cand):
+        smallest = min(smallest, lb[candidates[j]])
+    best = -1
+    for j in range(n_cand):
+        f = candidates[j]
+        if lb[f] < math.inf and lb[f] <= smallest + tie and (best < 0 or f < best):
+            best = f
+    total = 0
+    for f in range(m.shape[0]):
+        total += m[f]
+    if best < 0:
+        return -1, -1, -1, math.inf, total
+    return best, ranks[best, 0], ranks[best, 1], lb[best], total
+
+
+@njit(cache=True)
+def exhaustive(node, state, scratch):
+    """Assess every feature on every example."""
+    cumw = node[10]
+    n = cumw.shape[0] - 1
+    F = node[4].shape[0]
+    for f in range(F):
+        advance(node, state, scratch, f, n)
+    return choose(state, np.arange(F), F, TOL * cumw[n])
+
+
+@njit(cache=True)
+def quick(node, state, scratch, initial_fraction, n_batches):
+    """Quick Boost (Appel et al. 2013).
+
+    Assess every feature on the heaviest examples holding ``initial_fraction``
+    of the weight; take features in order of their partial score; assess the
+    first fully (score E*); for each other feature add the remaining weight in
+    ``n_batches`` equal-weight batches until it is pruned (LB above E*, see the
+    module's rules) or fully assessed (then it may become the best).
+    """
+    cumw = node[10]
+    n = cumw.shape[0] - 1
+    F = node[4].shape[0]
+    lb = state[2]
+    m = state[0]
+    tie = TOL * cumw[n]
+    m0 = prefix_end(cumw, 0, initial_fraction * cumw[n])
+    for f in range(F):
+        advance(node, state, scratch, f, m0)
+    rank_by_partial = np.argsort(lb, kind="mergesort")
+    bounds_at = np.empty(n_batches, np.int64)
+    rest = cumw[n] - cumw[m0]
+    for j in range(n_batches):
+        bounds_at[j] = prefix_end(cumw, 0, cumw[m0] + rest * (j + 1) / n_batches) if j < n_batches - 1 else n
+    best = rank_by_partial[0]
+    advance(node, state, scratch, best, n)
+    candidates = np.empty(F, np.int64)
+    candidates[0] = best
+    n_cand = 1
+    for t in range(1, F):
+        f = rank_by_partial[t]
+        while not prunable(state, f, best, tie):
+            if m[f] == n:
+                candidates[n_cand] = f
+                n_cand += 1
+                if lb[f] < lb[best]:
+                    best = f
+                break
+            j = 0
+            while bounds_at[j] <= m[f]:
+                j += 1
+            advance(node, state, scratch, f, bounds_at[j])
+    return choose(state, candidates, n_cand, tie)
+
+
+@njit(cache=True)
+def adaptive(node, state, scratch):
+    """Adaptive-Pruning Stump (Aziz et al. 2018, Algorithm 1).
+
+    Features are arms; each keeps [LB, UB] on its best score.  After every
+    feature has seen the heaviest examples holding 10% of the weight, let a
+    be the live feature with the smallest UB and b the other live feature
+    with the smallest LB (two lazy heaps).  If b cannot win it is pruned;
+    otherwise a, then (if still needed) b, see the next heaviest examples
+    whose weight reaches the gap UB_a - LB_b.  A feature whose interval
+    cannot be separated from a's (see the module's rules) is assessed fully
+    and kept as a candidate.  The loop ends when a is the only live feature; a is
+    then assessed fully.
+    """
+    cumw = node[10]
+    n = cumw.shape[0] - 1
+    F = node[4].shape[0]
+    m, lb, ub = state[0], state[2], state[3]
+    tie = TOL * cumw[n]
+    m0 = prefix_end(cumw, 0, ADAPTIVE_INITIAL_FRACTION * cumw[n])
+    stamp = np.zeros(F, np.int64)
+    by_ub = hp.new_heap(2 * F + 8)
+    by_lb = hp.new_heap(2 * F + 8)
+    for f in range(F):
+        advance(node, state, scratch, f, m0)
+        by_ub = hp.push(by_ub, ub[f], f, 0)
+        by_lb = hp.push(by_lb, lb[f], f, 0)
+    candidates = np.empty(F, np.int64)
+    n_cand = 0
+    while True:
+        a = hp.top(by_ub, stamp)
+        if a < 0:
+            break
+        b = hp.top(by_lb, stamp)
+        if b == a:
+            hp.pop(by_lb)
+            b = hp.top(by_lb, stamp)
+            by_lb = hp.push(by_lb, lb[a], a, stamp[a])
+        if b < 0:
+            if m[a] < n:
+                advance(node, state, scratch, a, n)
+                stamp[a] += 1
+                by_ub = hp.push(by_ub, ub[a], a, stamp[a])
+                by_lb = hp.push(by_lb, lb[a], a, stamp[a])
+                continue
+            candidates[n_cand] = a
+            n_cand += 1
+            break
+        if prunable(state, b, a, tie):
+            stamp[b] += 1
+            continue
+        moved_b = False
+        if m[a] < n:
+            gap = ub[a] - lb[b]
+            advance(node, state, scratch, a, prefix_end(cumw, m[a], gap) if gap > 0 else n)
+            gap = ub[a] - lb[b]
+            if gap > 0 and m[b] < n:
+                advance(node, state, scratch, b, prefix_end(cumw, m[b], gap))
+                moved_b = True
+        elif m[b] < n:
+            crawl(node, state, scratch, b, ub[a] + 2.0 * tie, tie)
+            moved_b = True
+        else:
+            candidates[n_cand] = b
+            n_cand += 1
+            stamp[b] += 1
+            continue
+        stamp[a] += 1
+        by_ub = hp.push(by_ub, ub[a], a, stamp[a])
+        by_lb = hp.push(by_lb, lb[a], a, stamp[a])
+        if moved_b:
+            stamp[b] += 1
+            by_ub = hp.push(by_ub, ub[b], b, stamp[b])
+            by_lb = hp.push(by_lb, lb[b], b, stamp[b])
+    return choose(state, candidates, n_cand, tie)
+
+
+@njit(cache=True)
+def child_weights(node, state, f, left_rank):
+    """Class weights (left, right) of feature f's split at ``left_rank``; f fully assessed."""
+    is_sparse, bin_offsets, zero_rank, feats = node[0], node[2], node[3], node[4]
+    cumcls, hist, mark = node[11], node[17], node[18]
+    k = feats[f]
+    off = bin_offsets[k]
+    C = cumcls.shape[1]
+    n = cumcls.shape[0] - 1
+    out = np.zeros((2, C))
+    for r in range(bin_offsets[k + 1] - off):
+        if mark[off + r]:
+            side = 0 if r <= left_rank else 1
+            for c in range(C):
+                out[side, c] += hist[off + r, c]
+    if is_sparse and zero_rank[k] >= 0 and n - state[6][f] > 0:
+        side = 0 if zero_rank[k] <= left_rank else 1
+        for c in range(C):
+            out[side, c] += max(cumcls[n, c] - state[5][f, c], 0.0)
+    return out
+
+
+METHODS = {"exhaustive": 0, "quick": 1, "adaptive": 2}
+
+
+@njit(cache=True)
+def run(method, initial_fraction, n_batches, is_sparse, codes, bin_offsets, zero_rank,
+        csc_indptr, csr_indptr, csr_features, csr_codes, order, w, y, n_classes, feats, crit,
+        bounds, hist, mark, present, bucket_pos, bucket_code):
+    """One node, one call: set up, search, read the winner, leave the workspace zeroed.
+
+    Returns (position in feats or -1, left rank, right rank, score in weight
+    units, assessments, child class weights (2, C), node weight).
+    """
+    node, state, scratch = setup(is_sparse, method == 0, codes, bin_offsets, zero_rank,
+                                 csc_indptr, csr_indptr, csr_features, csr_codes, order, w, y,
+                                 n_classes, feats, crit, bounds, hist, mark, present,
+                                 bucket_pos, bucket_code)
+    if method == 0:
+        best, lr, rr, score, total = exhaustive(node, state, scratch)
+    elif method == 1:
+        best, lr, rr, score, total = quick(node, state, scratch, initial_fraction, n_batches)
+    else:
+        best, lr, rr, score, total = adaptive(node, state, scratch)
+    children = child_weights(node, state, best, lr) if best >= 0 else np.zeros((2, n_classes))
+    release(feats, bin_offsets, present, state[1], hist, mark)
+    return best, lr, rr, score, total, children, node[10][order.shape[0]]

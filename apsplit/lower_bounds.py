@@ -1,0 +1,134 @@
+"""Lower bounds on the assessments any exact finder needs for one node (paper Sec. 4).
+
+Both bounds charge the returned feature k* all n examples (boosting needs its
+exact split) and, for every other feature k, the fewest examples that prove k
+cannot beat the optimum E*:
+
+weight_order  examples assessed in decreasing weight order: the smallest m
+              with LB_k(m) >= E*, LB_k(m) being the bound the finders use
+              (min over k's splits of the seen impurity; it grows with m, so
+              a binary search finds m).
+exact         examples in any order: for the error criterion, the smallest set
+              M with sum_{i in M} w_i [stump j errs on i] >= E* for every
+              threshold of k and every labelling of its two leaves, by integer
+              programming (scipy.optimize.milp).  Meant for small nodes.
+
+Since the weight-order prefix is one feasible M, exact <= weight_order; and
+every finder here assesses at least weight_order (it prunes k only once
+LB_k >= E*).  A rounding allowance of TOL * node weight is granted to E*.
+"""
+
+import math
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+
+from .finders import check_problem
+from .kernels.criteria import BOUNDS, CRITERIA
+from .kernels.probe import run_probe
+from .kernels.search import METHODS, TOL, run
+
+__all__ = ["weight_order", "exact", "feature_interval"]
+
+
+def _kernel_args(problem):
+    ds = problem.dataset
+    workspace = ds.workspace(problem.n_classes)
+    return (ds.is_sparse, ds.codes, ds.bin_offsets, ds.zero_rank, ds.csc_indptr,
+            ds.csr_indptr, ds.csr_features, ds.csr_codes, problem.order, problem.sample_weight,
+            problem.y, problem.n_classes, problem.features, CRITERIA[problem.criterion],
+            BOUNDS[problem.bounds], *workspace)
+
+
+def _optimum(problem):
+    """(position of k*, E* in weight units) by exhaustive search; position -1 if no split."""
+    pos, _, _, score, _, _, node_weight = run(METHODS["exhaustive"], 0.0, 1, *_kernel_args(problem))
+    return pos, score, node_weight
+
+
+def _counts(problem, target):
+    counts, _ = run_probe(0, target, np.zeros(0, np.int64), *_kernel_args(problem))
+    return counts[:, 0].astype(np.int64)
+
+
+def weight_order(ds, y, sample_weight=None, rows=None, features=None, criterion="error"):
+    """Weight-order lower bound: n + sum_{k != k*} min{m : LB_k(m) >= E*}.
+
+    When no feature takes two values in the node, every (feature, example)
+    pair must be seen to prove it, and the bound is n * len(features).
+    """
+    problem = check_problem(ds, y, sample_weight, criterion, rows, features, False)
+    n, F = problem.order.size, problem.features.size
+    pos, score, node_weight = _optimum(problem)
+    if pos < 0:
+        return n * F
+    counts = _counts(problem, score - TOL * node_weight)
+    return int(n + counts.sum() - counts[pos])
+
+
+def _min_cover(codes, y_ord, w_ord, n_classes, target, time_limit):
+    """Fewest examples whose misclassified weight reaches ``target`` for every stump."""
+    present = np.unique(codes)
+    if present.size < 2:
+        return 0
+    rows = []
+    for r in present[:-1]:
+        left = codes <= r
+        for cl in range(n_classes):
+            for cr in range(n_classes):
+                rows.append(np.where(left, y_ord != cl, y_ord != cr) * w_ord)
+    A = np.array(rows)
+    n = codes.size
+    res = milp(np.ones(n), constraints=LinearConstraint(A, lb=target, ub=np.inf),
+               integrality=np.ones(n), bounds=Bounds(0, 1),
+               options={"time_limit": time_limit, "disp": False})
+    if res.status == 0:
+        return int(round(res.fun))
+    dual = getattr(res, "mip_dual_bound", None)
+    if dual is not None and np.isfinite(dual):
+        return max(int(math.ceil(dual - 1e-9)), 0)
+    raise RuntimeError(f"milp found no bound within {time_limit}s: {res.message}")
+
+
+def exact(ds, y, sample_weight=None, rows=None, features=None, criterion="error", time_limit=10.0):
+    """Exact lower bound (any assessment order), error criterion; ILP per feature.
+
+    ``time_limit`` (seconds) applies to each feature's integer program; if it
+    is reached, the solver's proven dual bound (still a valid lower bound) is
+    used.  Cost grows quickly with the node size: meant for nodes of up to a
+    few thousand examples.
+    """
+    if criterion != "error":
+        raise ValueError(f"the exact bound is an integer program over the error criterion; got {criterion!r}")
+    problem = check_problem(ds, y, sample_weight, criterion, rows, features, False)
+    n, F = problem.order.size, problem.features.size
+    pos, score, node_weight = _optimum(problem)
+    if pos < 0:
+        return n * F
+    target = score - TOL * node_weight
+    order = problem.order
+    y_ord, w_ord = problem.y[order], problem.sample_weight[order]
+    counts = _counts(problem, target)
+    total = n
+    for f, k in enumerate(problem.features):
+        if f == pos or counts[f] == 0:
+            continue
+        total += _min_cover(ds.column_codes(k, order), y_ord, w_ord / node_weight,
+                            problem.n_classes, target / node_weight, time_limit)
+    return int(total)
+
+
+def feature_interval(ds, y, sample_weight, feature, prefixes, rows=None, criterion="error",
+                     bounds="tight", weight_ordered=False):
+    """[LB, UB] on ``feature``'s best score after seeing each prefix of the weight order.
+
+    Returns an array of shape (len(prefixes), 2), normalised by the node
+    weight like ``Split.score``: the interval the finders prune with.
+    """
+    problem = check_problem(ds, y, sample_weight, criterion, rows, [feature], weight_ordered, bounds)
+    prefixes = np.asarray(prefixes, np.int64)
+    if prefixes.ndim != 1 or np.any(np.diff(prefixes) < 0) or prefixes.min() < 0 \
+            or prefixes.max() > problem.order.size:
+        raise ValueError(f"prefixes must be increasing lengths within 0..{problem.order.size}")
+    out, node_weight = run_probe(1, 0.0, prefixes, *_kernel_args(problem))
+    return out / node_weight

@@ -1,0 +1,141 @@
+"""Trees grown node by node with any split finder, stored as flat arrays."""
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import validation as v
+from .dataset import Dataset
+from .finders import Problem, check_problem, get_finder
+
+__all__ = ["Tree", "grow_tree", "grow_from_problem"]
+
+LEAF = -1
+
+
+class Tree:
+    """A fitted tree as parallel arrays (node 0 is the root; a leaf has feature == -1).
+
+    feature, threshold, left_rank  the split (x <= threshold, i.e. code <= left_rank, goes left)
+    children_left, children_right  child node ids (-1 at leaves)
+    value                          class weights of the node's examples, shape (nodes, C)
+    n_node_samples                 examples with positive weight reaching the node
+    node_assessments               assessments spent splitting the node (0 at leaves)
+    """
+
+    def __init__(self, n_classes):
+        self.n_classes = n_classes
+        self._rows = []
+
+    def _add(self, value, n_samples):
+        self._rows.append([LEAF, np.nan, -1, LEAF, LEAF, value, n_samples, 0])
+        return len(self._rows) - 1
+
+    def _freeze(self):
+        cols = list(zip(*self._rows))
+        self.feature = np.array(cols[0], np.int64)
+        self.threshold = np.array(cols[1], np.float64)
+        self.left_rank = np.array(cols[2], np.int64)
+        self.children_left = np.array(cols[3], np.int64)
+        self.children_right = np.array(cols[4], np.int64)
+        self.value = np.array(cols[5], np.float64).reshape(len(self._rows), self.n_classes)
+        self.n_node_samples = np.array(cols[6], np.int64)
+        self.node_assessments = np.array(cols[7], np.int64)
+        del self._rows
+        return self
+
+    @property
+    def node_count(self):
+        return self.feature.shape[0]
+
+    @property
+    def assessments(self):
+        """Total (feature, example) assessments spent growing the tree."""
+        return int(self.node_assessments.sum())
+
+    @property
+    def max_depth(self):
+        depth = np.zeros(self.node_count, np.int64)
+        for node in range(self.node_count):
+            for child in (self.children_left[node], self.children_right[node]):
+                if child != LEAF:
+                    depth[child] = depth[node] + 1
+        return int(depth.max())
+
+    def apply(self, X):
+        """Leaf id of every row of X (array, sparse matrix or the Dataset the tree was grown on)."""
+        n = X.n_rows if isinstance(X, Dataset) else X.shape[0]
+        leaf = np.zeros(n, np.int64)
+        stack = [(0, np.arange(n))]
+        while stack:
+            node, rows = stack.pop()
+            k = self.feature[node]
+            if k == LEAF or rows.size == 0:
+                leaf[rows] = node
+                continue
+            goes_left = self._goes_left(X, k, node, rows)
+            stack.append((self.children_left[node], rows[goes_left]))
+            stack.append((self.children_right[node], rows[~goes_left]))
+        return leaf
+
+    def _goes_left(self, X, k, node, rows):
+        if isinstance(X, Dataset):
+            return X.column_codes(k, rows) <= self.left_rank[node]
+        if sp.issparse(X):
+            col = X[rows][:, [k]].toarray().ravel()
+        else:
+            col = np.asarray(X)[rows, k]
+        return col <= self.threshold[node]
+
+    def predict(self, X):
+        """Class code of the heaviest class in each row's leaf (first on ties)."""
+        return np.argmax(self.value[self.apply(X)], axis=1)
+
+    def predict_proba(self, X):
+        value = self.value[self.apply(X)]
+        return value / np.maximum(value.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+
+
+def grow_from_problem(problem, finder, max_depth):
+    """Grow a tree from a validated root Problem (its order is kept by every child)."""
+    ds, y, w = problem.dataset, problem.y, problem.sample_weight
+    C = problem.n_classes
+    tree = Tree(C)
+
+    def class_weights(order):
+        return np.bincount(y[order], weights=w[order], minlength=C)
+
+    root = tree._add(class_weights(problem.order), problem.order.size)
+    stack = [(root, problem.order, 0)]
+    while stack:
+        node, order, depth = stack.pop()
+        value = tree._rows[node][5]
+        if depth >= max_depth or order.size < 2 or np.count_nonzero(value > 0) < 2:
+            continue
+        node_problem = Problem(ds, y, w, order, problem.features, C, problem.criterion, problem.bounds)
+        split = finder.find(node_problem)
+        tree._rows[node][7] = split.assessments
+        if not split.found:
+            continue
+        goes_left = ds.column_codes(split.feature, order) <= split.left_rank
+        left_order, right_order = order[goes_left], order[~goes_left]
+        left = tree._add(class_weights(left_order), left_order.size)
+        right = tree._add(class_weights(right_order), right_order.size)
+        tree._rows[node][:5] = [split.feature, split.threshold, split.left_rank, left, right]
+        stack.append((right, right_order, depth + 1))
+        stack.append((left, left_order, depth + 1))
+    return tree._freeze()
+
+
+def grow_tree(ds, y, sample_weight=None, max_depth=3, criterion="error", method="adaptive",
+              rows=None, features=None, weight_ordered=False, bounds="tight"):
+    """Grow a depth-``max_depth`` tree, one finder call per node.
+
+    A node becomes a leaf at ``max_depth``, when it holds fewer than two
+    examples with positive weight, when one class holds all its weight, or
+    when every candidate feature is constant on it.  Children keep their
+    parent's weight order (stable partition), so only the root is sorted.
+    """
+    max_depth = v.check_positive_int(max_depth, "max_depth")
+    finder = get_finder(method)
+    problem = check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordered, bounds)
+    return grow_from_problem(problem, finder, max_depth)

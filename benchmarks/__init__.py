@@ -1,0 +1,1 @@
+"""Benchmarks of apsplit, run from the repository root as ``python -m benchmarks.<name>``."""

@@ -1,0 +1,122 @@
+"""The finders benchmark core (apsplit.bench) in quick mode, and the `apsplit compare` command."""
+
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from apsplit import bench, cli, find_split
+from apsplit.dataset import Dataset
+from apsplit.datasets import load_satimage
+
+NODE_KEYS = {"dataset", "node", "n_rows", "n_features", "n_classes", "sparse", "methods",
+             "weight_order_bound", "exhaustive_over_bound", "quick_over_bound",
+             "adaptive_over_bound", "scores_agree", "gini"}
+
+
+@pytest.fixture(scope="module")
+def result():
+    return bench.run(["satimage"], rounds=2, repeats=1, depth=2, quick=True)
+
+
+def test_result_layout(result):
+    assert set(result) == {"settings", "nodes", "skipped"}
+    s = result["settings"]
+    assert (s["rounds"], s["repeats"], s["depth"], s["quick"]) == (2, 1, 2, True)
+    assert result["skipped"] == {}
+    assert [n["node"] for n in result["nodes"]][0] == "root"
+    for node in result["nodes"]:
+        assert set(node) == NODE_KEYS
+        assert set(node["methods"]) == set(bench.METHODS)
+        for r in node["methods"].values():
+            assert set(r) == {"assessments", "seconds", "feature", "score"}
+            assert r["seconds"] > 0
+        assert set(node["gini"]) == {"apsplit_seconds", "apsplit_score", "sklearn_seconds",
+                                     "sklearn_best_input", "sklearn_score", "apsplit_over_sklearn"}
+        assert set(node["gini"]["sklearn_seconds"]) == {"dense"}  # satimage is dense
+    assert json.loads(json.dumps(result)) == result
+
+
+def test_numbers_are_consistent(result):
+    root = result["nodes"][0]
+    assert root["n_rows"] == 4435 and root["n_features"] == 36 and root["n_classes"] == 6
+    for node in result["nodes"]:
+        count = {m: r["assessments"] for m, r in node["methods"].items()}
+        n, K = node["n_rows"], node["n_features"]
+        bound = node["weight_order_bound"]
+        assert count["exhaustive"] == n * K
+        assert n <= bound <= count["adaptive"] <= count["exhaustive"]
+        assert bound <= count["quick"] <= count["exhaustive"]
+        for m in bench.METHODS:
+            assert node[f"{m}_over_bound"] == pytest.approx(count[m] / bound)
+        assert node["scores_agree"]
+        gini = node["gini"]
+        assert gini["apsplit_score"] == pytest.approx(gini["sklearn_score"], rel=1e-9)
+        sk = gini["sklearn_seconds"][gini["sklearn_best_input"]]
+        assert gini["apsplit_over_sklearn"] == pytest.approx(gini["apsplit_seconds"] / sk)
+
+
+def test_children_partition_the_root(result):
+    root, *children = result["nodes"]
+    assert [c["node"] for c in children] == ["L", "R"]
+    assert sum(c["n_rows"] for c in children) == root["n_rows"]
+
+
+def test_table_lists_every_method(result):
+    table = bench.format_table(result)
+    for m in (*bench.METHODS, "weight-order bound"):
+        assert table.count(f" {m} ") == len(result["nodes"])
+
+
+def test_boosting_weights_follow_samme():
+    X, y, classes = load_satimage()
+    ds, C = Dataset(X), len(classes)
+    np.testing.assert_array_equal(bench.boosting_weights(ds, y, C, 0), np.full(len(y), 1 / len(y)))
+    stump = find_split(ds, y, method="exhaustive")
+    w = bench.boosting_weights(ds, y, C, 1)
+    left = ds.column_codes(stump.feature, np.arange(len(y))) <= stump.left_rank
+    miss = np.where(left, np.argmax(stump.left_weights), np.argmax(stump.right_weights)) != y
+    # SAMME leaves the last stump with weighted error (C - 1) / C
+    assert w.sum() == pytest.approx(1.0)
+    assert w[miss].sum() == pytest.approx((C - 1) / C)
+
+
+def test_missing_dataset_is_skipped(tmp_path):
+    result = bench.run(["a8a"], rounds=0, repeats=1, data_dir=tmp_path)
+    assert result["nodes"] == []
+    assert "a8a.svm" in result["skipped"]["a8a"]
+    assert bench.format_table(result).startswith("skipped a8a: ")
+
+
+def test_unknown_dataset():
+    with pytest.raises(ValueError, match="unknown dataset 'mnist'"):
+        bench.run(["mnist"])
+
+
+def test_compare_command(tmp_path, capsys):
+    out_json, out_png = tmp_path / "c.json", tmp_path / "c.png"
+    assert cli.main(["compare", "--rounds", "2", "--repeats", "1", "--quick",
+                     "--json", str(out_json), "--plot", str(out_png)]) == 0
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    written = json.loads(out_json.read_text())
+    assert written["settings"]["datasets"] == ["satimage"]
+    assert written["settings"]["rounds"] == 2
+    assert [n["node"] for n in written["nodes"]] == ["root"]
+    printed = capsys.readouterr().out
+    assert "adaptive" in printed and str(out_png) in printed
+
+
+def test_missing_matplotlib_names_the_extra(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    with pytest.raises(ImportError, match=r"pip install apsplit\[bench\]"):
+        cli.main(["compare", "--rounds", "0", "--json", str(tmp_path / "c.json"),
+                  "--plot", str(tmp_path / "c.png")])
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_bad_options():
+    with pytest.raises(SystemExit):
+        cli.main(["compare", "--repeats", "0"])
+    with pytest.raises(SystemExit):
+        cli.main([])

@@ -1,0 +1,132 @@
+"""Lower bounds on assessments, and the [LB, UB] intervals the finders prune with."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import apsplit
+from apsplit import lower_bounds
+from strategies import SPARSE_FORMATS, nodes, scaled
+
+TOL = 1e-9  # scores are normalised by the node weight (see oracle.tolerance)
+SETTINGS = [("error", "tight"), ("error", "paper"), ("entropy", "tight"), ("gini", "tight")]
+small_nodes = nodes(sparse=None, max_rows=60, max_features=4, max_classes=3)
+
+
+def assessments(ds, node, method, criterion):
+    return apsplit.find_split(ds, node.y, criterion=criterion, method=method,
+                              **node.kwargs()).assessments
+
+
+@settings(max_examples=scaled(0.2))
+@given(small_nodes)
+def test_error_bounds_are_ordered(node):
+    """exact <= weight_order <= what adaptive and quick assess; weight_order >= n."""
+    ds = apsplit.Dataset(node.matrix())
+    exact = lower_bounds.exact(ds, node.y, **node.kwargs())
+    by_weight = lower_bounds.weight_order(ds, node.y, **node.kwargs())
+    n, F = node.n_positive, len(node.feature_list)
+    assert exact <= by_weight <= assessments(ds, node, "adaptive", "error")
+    assert by_weight <= assessments(ds, node, "quick", "error")
+    assert n <= by_weight <= n * F
+
+
+@settings(max_examples=scaled(0.3))
+@given(small_nodes, st.sampled_from(["entropy", "gini"]))
+def test_weight_order_bound_holds_for_entropy_and_gini(node, criterion):
+    ds = apsplit.Dataset(node.matrix())
+    by_weight = lower_bounds.weight_order(ds, node.y, criterion=criterion, **node.kwargs())
+    assert node.n_positive <= by_weight <= assessments(ds, node, "adaptive", criterion)
+    assert by_weight <= assessments(ds, node, "quick", criterion)
+
+
+def test_constant_features_need_every_assessment():
+    ds = apsplit.Dataset(np.ones((5, 3)))
+    y, w = [0, 1, 0, 1, 1], [1.0, 2.0, 0.0, 1.0, 1.0]
+    assert lower_bounds.weight_order(ds, y, w) == 4 * 3
+    assert lower_bounds.exact(ds, y, w) == 4 * 3
+
+
+def test_exact_bound_is_for_the_error_criterion_only():
+    ds = apsplit.Dataset(np.arange(6.0).reshape(3, 2))
+    with pytest.raises(ValueError, match="error criterion"):
+        lower_bounds.exact(ds, [0, 1, 0], criterion="gini")
+
+
+# ---------------------------------------------------------- feature_interval
+def weight_ordered_rows(w):
+    """Rows with positive weight by decreasing weight: the order the finders assess in."""
+    order = np.argsort(-w, kind="stable")
+    return order[w[order] > 0]
+
+
+def true_score(X, node, k, order, criterion):
+    ds = apsplit.Dataset(X if node.sparse_format is None else SPARSE_FORMATS[node.sparse_format](X))
+    return apsplit.find_split(ds, node.y, node.w, criterion=criterion, method="exhaustive",
+                              rows=order, features=[k], weight_ordered=True).score, ds
+
+
+def interval(ds, node, k, order, prefixes, criterion, bounds):
+    return lower_bounds.feature_interval(ds, node.y, node.w, k, prefixes, rows=order,
+                                         criterion=criterion, bounds=bounds, weight_ordered=True)
+
+
+def assert_brackets(bounds_at_m, score):
+    """LB <= score <= UB within TOL (an infinite score only matches an infinite bound)."""
+    lb, ub = bounds_at_m
+    assert lb == score or lb - score <= TOL * max(1.0, abs(score)), f"LB {lb} > score {score}"
+    assert ub == score or score - ub <= TOL * max(1.0, abs(ub)), f"score {score} > UB {ub}"
+
+
+@settings(max_examples=scaled(0.3))
+@given(small_nodes, st.data())
+def test_feature_interval_brackets_the_final_score_at_every_prefix(node, data):
+    order = weight_ordered_rows(node.w)
+    k = data.draw(st.integers(0, node.X.shape[1] - 1))
+    prefixes = sorted(data.draw(st.sets(st.integers(0, order.size), max_size=8)) | {order.size})
+    for criterion, bounds in SETTINGS:
+        score, ds = true_score(node.X, node, k, order, criterion)
+        intervals = interval(ds, node, k, order, prefixes, criterion, bounds)
+        for bounds_at_m in intervals:
+            assert_brackets(bounds_at_m, score)
+        assert intervals[-1, 0] == intervals[-1, 1] == score
+        assert np.all(np.diff(intervals[:, 0]) >= -TOL * max(1.0, score)), "LB decreased"
+
+
+@settings(max_examples=scaled(0.3))
+@given(small_nodes, st.data())
+def test_feature_interval_brackets_every_completion_of_the_unseen_examples(node, data):
+    """The bounds after seeing a prefix hold whatever values the unseen examples take.
+
+    Each completion keeps labels and weights (hence the weight order) and
+    redraws feature k on the unseen examples, among seen and new values.
+    """
+    order = weight_ordered_rows(node.w)
+    k = data.draw(st.integers(0, node.X.shape[1] - 1))
+    m = data.draw(st.integers(0, order.size))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    unseen = order[m:]
+    pool = np.concatenate([np.unique(node.X[order[:m], k]), [-7.0, 0.0, 0.25, 9.0]])
+    completions = [node.X]
+    for _ in range(12):
+        X = node.X.copy()
+        X[unseen, k] = rng.choice(pool, size=unseen.size)
+        completions.append(X)
+    for criterion, bounds in SETTINGS:
+        seen_only = None
+        for X in completions:
+            score, ds = true_score(X, node, k, order, criterion)
+            bounds_at_m = interval(ds, node, k, order, [m], criterion, bounds)[0]
+            if seen_only is None:
+                seen_only = bounds_at_m
+            np.testing.assert_array_equal(bounds_at_m, seen_only)
+            assert_brackets(seen_only, score)
+
+
+def test_feature_interval_rejects_bad_prefixes():
+    ds = apsplit.Dataset(np.arange(8.0).reshape(4, 2))
+    y = [0, 1, 0, 1]
+    for prefixes in ([2, 1], [-1], [5]):
+        with pytest.raises(ValueError, match="prefixes"):
+            lower_bounds.feature_interval(ds, y, None, 0, prefixes)
