@@ -94,13 +94,13 @@ def test_codes_use_the_smallest_unsigned_type(n_values, dtype):
                                               (-1.7e308, 1.7e308, 0.0)])
 def test_threshold_is_the_midpoint(lo, hi, expected):
     ds = apsplit.Dataset(np.array([[hi], [lo]]))
-    assert ds.threshold(0, 0, 1) == expected
+    assert ds.threshold(0, 0, 1) == (expected, 0)
 
 
 def test_threshold_falls_back_to_the_left_value_when_the_midpoint_rounds_up():
     lo = 1.0
     hi = np.nextafter(lo, 2.0)
-    assert apsplit.Dataset(np.array([[lo], [hi]])).threshold(0, 0, 1) == lo
+    assert apsplit.Dataset(np.array([[lo], [hi]])).threshold(0, 0, 1) == (lo, 0)
 
 
 @given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=2, max_size=10, unique=True))
@@ -108,8 +108,15 @@ def test_threshold_separates_consecutive_values(values):
     ds = apsplit.Dataset(np.array(values).reshape(-1, 1))
     distinct = ds.feature_values(0)
     for r in range(distinct.size - 1):
-        t = ds.threshold(0, r, r + 1)
+        t, left_rank = ds.threshold(0, r, r + 1)
         assert distinct[r] <= t < distinct[r + 1]
+        assert left_rank == r
+
+
+def test_threshold_left_rank_counts_values_between_the_two():
+    """Values of X that lie between the two (absent from a node) go where x <= t sends them."""
+    ds = apsplit.Dataset(np.array([[1.0], [3.0], [5.0]]))
+    assert ds.threshold(0, 0, 2) == (3.0, 1)
 
 
 # ------------------------------------------------------------------ pickling

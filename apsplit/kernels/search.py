@@ -25,7 +25,7 @@ from numba import njit
 
 from . import heap as hp
 from .criteria import impurity
-from .stats import (add_left_part, assess, assess_rows, candidate_slots, evaluate,
+from .stats import (add_left_part, assess, assess_rows, candidate_slots, evaluate, merge_new,
                     node_prefix_sums, rebuild_present, release, seen_value, sparse_buckets)
 
 TOL = 1e-10
@@ -81,23 +81,32 @@ def setup(is_sparse, rowwise, codes, bin_offsets, zero_rank, csc_indptr, csr_ind
 @njit(cache=True)
 def advance(node, state, scratch, f, hi):
     """Assess feature f on the examples up to ``hi`` (exclusive) and re-bound it."""
+    is_sparse, codes, bin_offsets, feats = node[0], node[1], node[2], node[4]
+    order, w_ord, y_ord = node[7], node[8], node[9]
+    bk_start, bk_pos, bk_code, cursor, hist, mark = node[13], node[14], node[15], node[16], node[17], node[18]
+    m, nzcls, nzcnt = state[0], state[5], state[6]
+    k = feats[f]
+    n_new = 0
+    if hi > m[f]:
+        n_new = assess(f, k, m[f], hi, is_sparse, codes, bin_offsets[k], w_ord, y_ord, order,
+                       bk_start, bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, scratch[5], 0)
+        m[f] = hi
+    rebound(node, state, scratch, f, n_new)
+
+
+@njit(cache=True)
+def rebound(node, state, scratch, f, n_new):
+    """Merge f's ``n_new`` newly seen values, then recompute its bounds (``evaluate``)."""
     (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
      cumw, cumcls, parent, bk_start, bk_pos, bk_code, cursor, hist, mark, present) = node
     m, n_present, lb, ub, ranks, nzcls, nzcnt, lb_rank, lb_left = state
     left, right, zero, unseen_cls, out_ranks, newbuf = scratch
     k = feats[f]
     off = bin_offsets[k]
-    n = order.shape[0]
-    if hi > m[f]:
-        assess(f, k, m[f], hi, is_sparse, codes, off, bin_offsets[k + 1] - off, w_ord, y_ord,
-               order, bk_start, bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, present,
-               n_present, newbuf)
-        m[f] = hi
-    lo_b, up_b = evaluate(f, m[f], n, m[f] == n, crit, bounds, off, zero_rank[k], is_sparse,
-                          hist, present, n_present, nzcls, nzcnt, cumw, cumcls, parent,
-                          left, right, zero, unseen_cls, out_ranks, lb_left[f])
-    lb[f] = lo_b
-    ub[f] = up_b
+    n_present[f] = merge_new(present, off, n_present[f], newbuf, n_new, bin_offsets[k + 1] - off, mark)
+    lb[f], ub[f] = evaluate(f, m[f], order.shape[0], m[f] == order.shape[0], crit, bounds, off,
+                            zero_rank[k], is_sparse, hist, present, n_present, nzcls, nzcnt, cumw,
+                            cumcls, parent, left, right, zero, unseen_cls, out_ranks, lb_left[f])
     ranks[f, 0] = out_ranks[0]
     ranks[f, 1] = out_ranks[1]
     lb_rank[f] = out_ranks[2]
@@ -105,36 +114,46 @@ def advance(node, state, scratch, f, hi):
 
 @njit(cache=True)
 def crawl(node, state, scratch, f, stop_above, tie):
-    """Assess feature f in gap-sized batches until it may be prunable, then re-bound it.
+    """Assess feature f in gap-sized batches until it is prunable or fully assessed.
 
-    f is pruned once its LB exceeds ``stop_above`` (the leader's UB + 2 tie).  Between
-    full re-evaluations (O(distinct values)), only the split that attained
-    f's last LB is followed, in O(classes) per batch: its seen value is an
-    upper estimate of the current LB, so while it stays <= ``stop_above``
-    f cannot be pruned, and ``stop_above`` minus it is a gap no larger than
-    the true one (no batch overshoots the weight Algorithm 1 would add).
+    f is pruned once its LB exceeds ``stop_above`` (the leader's UB + 2 tie);
+    the leader is fully assessed, so f's fate no longer depends on other
+    features.  Between scans of f's values (O(distinct values)), only one
+    split of f is followed, in O(classes) per batch: its seen value is an
+    upper estimate of f's LB, so while it stays <= ``stop_above`` f cannot be
+    pruned, and ``stop_above`` minus it is a gap no larger than the true one
+    (no batch overshoots the weight Algorithm 1 would add).  When it rises
+    above, f is re-bounded: pruned if its LB is above too, else the split
+    attaining its LB is followed next.  New values are merged into the
+    sorted list only then.
     """
-    (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
-     cumw, cumcls, parent, bk_start, bk_pos, bk_code, cursor, hist, mark, present) = node
-    m, n_present, nzcls, nzcnt, lb_rank, lb_left = state[0], state[1], state[5], state[6], state[7], state[8]
+    is_sparse, codes, bin_offsets, zero_rank, feats, crit = node[0], node[1], node[2], node[3], node[4], node[5]
+    order, w_ord, y_ord, cumw, cumcls = node[7], node[8], node[9], node[10], node[11]
+    bk_start, bk_pos, bk_code, cursor, hist, mark = node[13], node[14], node[15], node[16], node[17], node[18]
+    m, nzcls, nzcnt, lb_rank, lb_left = state[0], state[5], state[6], state[7], state[8]
     right, newbuf = scratch[1], scratch[5]
     n = order.shape[0]
     k = feats[f]
-    off = bin_offsets[k]
     estimate = state[2][f]
-    while m[f] < n and estimate <= stop_above:
+    n_new = 0
+    while m[f] < n:
+        if estimate > stop_above:
+            rebound(node, state, scratch, f, n_new)
+            n_new = 0
+            estimate = state[2][f]
+            if estimate > stop_above:
+                return
         gap = stop_above - estimate
         lo = m[f]
         hi = prefix_end(cumw, lo, gap) if gap > tie else n
         e_lo = cursor[f]
-        assess(f, k, lo, hi, is_sparse, codes, off, bin_offsets[k + 1] - off, w_ord, y_ord,
-               order, bk_start, bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, present,
-               n_present, newbuf)
+        n_new = assess(f, k, lo, hi, is_sparse, codes, bin_offsets[k], w_ord, y_ord, order, bk_start,
+                       bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, newbuf, n_new)
         m[f] = hi
         add_left_part(k, lo, hi, e_lo, cursor[f], is_sparse, codes, order, w_ord, y_ord, bk_pos,
                       bk_code, zero_rank[k], cumcls, lb_rank[f], lb_left[f])
         estimate = seen_value(crit, lb_left[f], cumcls[hi], right)
-    advance(node, state, scratch, f, m[f])
+    rebound(node, state, scratch, f, n_new)
 
 
 @njit(cache=True, inline='always')

@@ -108,7 +108,7 @@ def rebuild_present(present, off, n_bins, mark):
 
 
 @njit(cache=True, inline='always')
-def _merge_new(present, off, n_old, newbuf, n_new, n_bins, mark):
+def merge_new(present, off, n_old, newbuf, n_new, n_bins, mark):
     """Merge the ``n_new`` newly seen ranks into feature's sorted present list."""
     if n_new == 0:
         return n_old
@@ -140,11 +140,13 @@ def _merge_new(present, off, n_old, newbuf, n_new, n_bins, mark):
 
 
 @njit(cache=True, inline='always')
-def assess(f, k, lo, hi, is_sparse, codes, off, n_bins, w_ord, y_ord, order,
-           bk_bounds, bk_pos, bk_code, cursor, nzcls, nzcnt,
-           hist, mark, present, n_present, newbuf):
-    """Add examples [lo, hi) of the weight order to feature f (column k)."""
-    n_new = 0
+def assess(f, k, lo, hi, is_sparse, codes, off, w_ord, y_ord, order, bk_bounds, bk_pos, bk_code,
+           cursor, nzcls, nzcnt, hist, mark, newbuf, n_new):
+    """Add examples [lo, hi) of the weight order to feature f (column k).
+
+    Values seen for the first time are appended to ``newbuf`` after its first
+    ``n_new`` entries; returns the new count (``merge_new`` sorts them in).
+    """
     if is_sparse:
         e = cursor[f]
         end = bk_bounds[f, 1]
@@ -169,7 +171,7 @@ def assess(f, k, lo, hi, is_sparse, codes, off, n_bins, w_ord, y_ord, order,
                 newbuf[n_new] = r
                 n_new += 1
             hist[b, y_ord[p]] += w_ord[p]
-    n_present[f] = _merge_new(present, off, n_present[f], newbuf, n_new, n_bins, mark)
+    return n_new
 
 
 @njit(cache=True, inline='always')
@@ -229,6 +231,7 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
         left[c] = 0.0
         zero[c] = cumcls[m, c] - nzcls[f, c] if n_zero > 0 else 0.0
     unseen = cumw[n] - cumw[m]
+    want_ub = not full
     seen_total = 0.0
     seen_cls = cumcls[m]
     for c in range(C):
@@ -254,11 +257,11 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
             from_zero = False
         if t > 0:
             if crit == ERROR:
-                seen, ub = _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, not full)
+                seen, ub = _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, want_ub)
             else:
                 for c in range(C):
                     right[c] = cumcls[m, c] - left[c]
-                seen, ub = split_value(crit, bounds, left, right, unseen_cls, unseen, not full)
+                seen, ub = split_value(crit, bounds, left, right, unseen_cls, unseen, want_ub)
             if seen < best_lb:
                 best_lb = seen
                 out_ranks[2] = prev_rank
@@ -267,7 +270,7 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
                 if full:
                     out_ranks[0] = prev_rank
                     out_ranks[1] = rank
-            if not full and ub < best_ub:
+            if want_ub and ub < best_ub:
                 best_ub = ub
                 out_ranks[0] = prev_rank
                 out_ranks[1] = rank
