@@ -84,7 +84,7 @@ def check_positive_int(value, what):
     return int(value)
 
 
-def check_fraction(value, what, low_open=True):
-    if not isinstance(value, numbers.Real) or not (0.0 < value <= 1.0 if low_open else 0.0 <= value <= 1.0):
+def check_fraction(value, what):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 < value <= 1.0:
         raise ValueError(f"{what} must lie in (0, 1], got {value!r}")
     return float(value)

@@ -25,7 +25,7 @@ from numba import njit
 
 from . import heap as hp
 from .criteria import impurity
-from .stats import (add_left_part, assess, assess_rows, candidate_slots, evaluate, merge_new,
+from .stats import (assess, assess_rows, candidate_slots, evaluate, merge_new,
                     node_prefix_sums, rebuild_present, release, seen_value, sparse_buckets)
 
 TOL = 1e-10
@@ -72,6 +72,9 @@ def setup(is_sparse, rowwise, codes, bin_offsets, zero_rank, csc_indptr, csr_ind
     scratch = (np.empty(C), np.empty(C), np.empty(C), np.empty(C),
                np.empty(3, np.int64), np.empty(max(n, 1), np.int64))
     parent = impurity(crit, cumcls[n])
+    # node: 0 is_sparse 1 codes 2 bin_offsets 3 zero_rank 4 feats 5 crit 6 bounds 7 order
+    # 8 w_ord 9 y_ord 10 cumw 11 cumcls 12 parent 13 bucket bounds 14 bucket_pos
+    # 15 bucket_code 16 cursor 17 hist 18 mark 19 present
     node = (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order,
             w_ord, y_ord, cumw, cumcls, parent, bk_start, bucket_pos, bucket_code, cursor,
             hist, mark, present)
@@ -89,7 +92,8 @@ def advance(node, state, scratch, f, hi):
     n_new = 0
     if hi > m[f]:
         n_new = assess(f, k, m[f], hi, is_sparse, codes, bin_offsets[k], w_ord, y_ord, order,
-                       bk_start, bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, scratch[5], 0)
+                       bk_start, bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, scratch[5], 0,
+                       node[3][k], node[11], -1, scratch[0])
         m[f] = hi
     rebound(node, state, scratch, f, n_new)
 
@@ -146,12 +150,10 @@ def crawl(node, state, scratch, f, stop_above, tie):
         gap = stop_above - estimate
         lo = m[f]
         hi = prefix_end(cumw, lo, gap) if gap > tie else n
-        e_lo = cursor[f]
         n_new = assess(f, k, lo, hi, is_sparse, codes, bin_offsets[k], w_ord, y_ord, order, bk_start,
-                       bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, newbuf, n_new)
+                       bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, newbuf, n_new,
+                       zero_rank[k], cumcls, lb_rank[f], lb_left[f])
         m[f] = hi
-        add_left_part(k, lo, hi, e_lo, cursor[f], is_sparse, codes, order, w_ord, y_ord, bk_pos,
-                      bk_code, zero_rank[k], cumcls, lb_rank[f], lb_left[f])
         estimate = seen_value(crit, lb_left[f], cumcls[hi], right)
     rebound(node, state, scratch, f, n_new)
 

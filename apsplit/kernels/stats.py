@@ -141,36 +141,50 @@ def merge_new(present, off, n_old, newbuf, n_new, n_bins, mark):
 
 @njit(cache=True, inline='always')
 def assess(f, k, lo, hi, is_sparse, codes, off, w_ord, y_ord, order, bk_bounds, bk_pos, bk_code,
-           cursor, nzcls, nzcnt, hist, mark, newbuf, n_new):
+           cursor, nzcls, nzcnt, hist, mark, newbuf, n_new, zero_rank, cumcls, track_rank,
+           track_left):
     """Add examples [lo, hi) of the weight order to feature f (column k).
 
     Values seen for the first time are appended to ``newbuf`` after its first
     ``n_new`` entries; returns the new count (``merge_new`` sorts them in).
+    The class weights of the examples with code <= ``track_rank`` (the left
+    child of a followed split; -1: none) are added to ``track_left``.
+    Sparse: a batch's zeros are its class totals minus its stored entries'.
     """
     if is_sparse:
+        zeros_left = 0 <= zero_rank <= track_rank
+        if zeros_left:  # count the whole batch as zeros, then correct for stored entries
+            for c in range(track_left.shape[0]):
+                track_left[c] += cumcls[hi, c] - cumcls[lo, c]
         e = cursor[f]
         end = bk_bounds[f, 1]
         while e < end and bk_pos[e] < hi:
             p = bk_pos[e]
+            c = y_ord[p]
             b = off + bk_code[e]
             if mark[b] == 0:
                 mark[b] = 1
                 newbuf[n_new] = bk_code[e]
                 n_new += 1
-            hist[b, y_ord[p]] += w_ord[p]
-            nzcls[f, y_ord[p]] += w_ord[p]
+            hist[b, c] += w_ord[p]
+            nzcls[f, c] += w_ord[p]
             nzcnt[f] += 1
+            if (bk_code[e] <= track_rank) != zeros_left:
+                track_left[c] += -w_ord[p] if zeros_left else w_ord[p]
             e += 1
         cursor[f] = e
     else:
         for p in range(lo, hi):
             r = codes[k, order[p]]
+            c = y_ord[p]
             b = off + r
             if mark[b] == 0:
                 mark[b] = 1
                 newbuf[n_new] = r
                 n_new += 1
-            hist[b, y_ord[p]] += w_ord[p]
+            hist[b, c] += w_ord[p]
+            if r <= track_rank:
+                track_left[c] += w_ord[p]
     return n_new
 
 
@@ -296,34 +310,6 @@ def seen_value(crit, left, seen_cls, right):
     for c in range(left.shape[0]):
         right[c] = seen_cls[c] - left[c]
     return impurity(crit, left) + impurity(crit, right)
-
-
-@njit(cache=True, inline='always')
-def add_left_part(k, lo, hi, e_lo, e_hi, is_sparse, codes, order, w_ord, y_ord, bk_pos,
-                  bk_code, zero_rank, cumcls, left_rank, left):
-    """Add to ``left`` the class weights of examples [lo, hi) with code <= left_rank.
-
-    Sparse: the batch's stored entries are bucket slots [e_lo, e_hi); its
-    zeros are the batch's class totals minus those entries'.
-    """
-    if left_rank < 0:
-        return
-    if not is_sparse:
-        for p in range(lo, hi):
-            if codes[k, order[p]] <= left_rank:
-                left[y_ord[p]] += w_ord[p]
-        return
-    zeros_left = 0 <= zero_rank <= left_rank
-    if zeros_left:  # count the whole batch as zeros, then correct for stored entries
-        for c in range(left.shape[0]):
-            left[c] += cumcls[hi, c] - cumcls[lo, c]
-    for e in range(e_lo, e_hi):
-        p = bk_pos[e]
-        inside = bk_code[e] <= left_rank
-        if inside and not zeros_left:
-            left[y_ord[p]] += w_ord[p]
-        elif zeros_left and not inside:
-            left[y_ord[p]] -= w_ord[p]
 
 
 @njit(cache=True)
