@@ -123,7 +123,8 @@ def crawl(node, state, scratch, f, stop_above, tie):
     f is pruned once its LB exceeds ``stop_above`` (the leader's UB + 2 tie);
     the leader is fully assessed, so f's fate no longer depends on other
     features.  Between scans of f's values (O(distinct values)), only one
-    split of f is followed, in O(classes) per batch: its seen value is an
+    split of f is followed (``assess`` adds each example to its left child
+    when it falls there; its value then costs O(classes) per batch): its seen value is an
     upper estimate of f's LB, so while it stays <= ``stop_above`` f cannot be
     pruned, and ``stop_above`` minus it is a gap no larger than the true one
     (no batch overshoots the weight Algorithm 1 would add).  When it rises
