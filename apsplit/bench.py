@@ -36,7 +36,7 @@ from .dataset import Dataset
 from .datasets import DataFileNotFoundError, load_file, load_satimage, shared_data_path
 from .finders import find_split, weight_order
 
-try:
+try:  # optional ('bench' extra): only the progress bar
     from tqdm.auto import tqdm
 except ImportError:
     tqdm = None

@@ -122,17 +122,19 @@ def crawl(node, state, scratch, f, stop_above, tie):
 
     f is pruned once its LB exceeds ``stop_above`` (the leader's UB + 2 tie);
     the leader is fully assessed, so f's fate no longer depends on other
-    features.  Between scans of f's values (O(distinct values)), only one
-    split of f is followed (``assess`` adds each example to its left child
-    when it falls there; its value then costs O(classes) per batch): its seen value is an
-    upper estimate of f's LB, so while it stays <= ``stop_above`` f cannot be
-    pruned, and ``stop_above`` minus it is a gap no larger than the true one
-    (no batch overshoots the weight Algorithm 1 would add).  When it rises
+    features.  Between scans of f's values (O(distinct values)), only the
+    split that attained f's last LB is followed: ``assess`` adds each example
+    to its left child when it falls there, so its seen value costs O(classes)
+    per batch.  That value is an upper estimate of f's LB, so while it stays
+    <= ``stop_above`` f cannot be pruned, and ``stop_above`` minus it is a gap
+    no larger than the true one (no batch overshoots the weight Algorithm 1
+    would add).  When it rises
     above, f is re-bounded: pruned if its LB is above too, else the split
     attaining its LB is followed next.  New values are merged into the
     sorted list only then.
     """
-    is_sparse, codes, bin_offsets, zero_rank, feats, crit = node[0], node[1], node[2], node[3], node[4], node[5]
+    is_sparse, codes, bin_offsets, zero_rank, feats = node[0], node[1], node[2], node[3], node[4]
+    crit = node[5]
     order, w_ord, y_ord, cumw, cumcls = node[7], node[8], node[9], node[10], node[11]
     bk_start, bk_pos, bk_code, cursor, hist, mark = node[13], node[14], node[15], node[16], node[17], node[18]
     m, nzcls, nzcnt, lb_rank, lb_left = state[0], state[5], state[6], state[7], state[8]

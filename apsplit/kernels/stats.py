@@ -245,7 +245,6 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
         left[c] = 0.0
         zero[c] = cumcls[m, c] - nzcls[f, c] if n_zero > 0 else 0.0
     unseen = cumw[n] - cumw[m]
-    want_ub = not full
     seen_total = 0.0
     seen_cls = cumcls[m]
     for c in range(C):
@@ -271,11 +270,11 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
             from_zero = False
         if t > 0:
             if crit == ERROR:
-                seen, ub = _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, want_ub)
+                seen, ub = _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, not full)
             else:
                 for c in range(C):
                     right[c] = cumcls[m, c] - left[c]
-                seen, ub = split_value(crit, bounds, left, right, unseen_cls, unseen, want_ub)
+                seen, ub = split_value(crit, bounds, left, right, unseen_cls, unseen, not full)
             if seen < best_lb:
                 best_lb = seen
                 out_ranks[2] = prev_rank
@@ -284,7 +283,7 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
                 if full:
                     out_ranks[0] = prev_rank
                     out_ranks[1] = rank
-            if want_ub and ub < best_ub:
+            if not full and ub < best_ub:
                 best_ub = ub
                 out_ranks[0] = prev_rank
                 out_ranks[1] = rank
