@@ -1,12 +1,11 @@
-"""The finders benchmark core (apsplit.bench) in quick mode, and the `apsplit compare` command."""
+"""The finders benchmark core (apsplit.bench) in quick mode (`apsplit compare`: tests/test_paper.py)."""
 
 import json
-import sys
 
 import numpy as np
 import pytest
 
-from apsplit import bench, cli, find_split
+from apsplit import bench, find_split
 from apsplit.dataset import Dataset
 from apsplit.datasets import load_satimage
 
@@ -92,34 +91,6 @@ def test_missing_dataset_is_skipped(tmp_path):
 def test_unknown_dataset():
     with pytest.raises(ValueError, match="unknown dataset 'mnist'"):
         bench.run(["mnist"])
-
-
-def test_compare_command(tmp_path, capsys):
-    out_json, out_png = tmp_path / "c.json", tmp_path / "c.png"
-    assert cli.main(["compare", "--rounds", "2", "--repeats", "1", "--quick",
-                     "--json", str(out_json), "--plot", str(out_png)]) == 0
-    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    written = json.loads(out_json.read_text())
-    assert written["settings"]["datasets"] == ["satimage"]
-    assert written["settings"]["rounds"] == 2
-    assert [n["node"] for n in written["nodes"]] == ["root"]
-    printed = capsys.readouterr().out
-    assert "adaptive" in printed and str(out_png) in printed
-
-
-def test_missing_matplotlib_names_the_extra(monkeypatch, tmp_path):
-    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    with pytest.raises(ImportError, match=r"pip install apsplit\[bench\]"):
-        cli.main(["compare", "--rounds", "0", "--json", str(tmp_path / "c.json"),
-                  "--plot", str(tmp_path / "c.png")])
-    assert not (tmp_path / "c.json").exists()
-
-
-def test_bad_options():
-    with pytest.raises(SystemExit):
-        cli.main(["compare", "--repeats", "0"])
-    with pytest.raises(SystemExit):
-        cli.main([])
 
 
 @pytest.mark.parametrize("name", ["satimage", "a8a"])
