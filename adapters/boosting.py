@@ -23,9 +23,21 @@ algorithm="textbook"  alpha = lr (ln((1-e)/e) + ln(C-1)) / 2: for two classes
 Each alpha is the line-search minimiser, along the new tree, of the
 exponential loss  L(alpha) = sum_i w0_i exp(-sum_t alpha_t m_it)  with margin
 m_it = s (1[h_t(x_i) = y_i] - 1/C), s = 1 (samme) or 2 (textbook): for two
-classes, exp(-y F(x) / 2) resp. exp(-y F(x)).  ``refit_weights=True`` then
-minimises L over all alphas jointly (convex; L-BFGS on log L, from the
-greedy alphas, so the loss never rises).
+classes, exp(-y F(x) / 2) resp. exp(-y F(x)), F = sum_t alpha_t h_t(x) with
+h_t in {-1, +1}.  ``refit_weights=True`` then minimises L over all alphas
+jointly (convex; L-BFGS on log L, from the greedy alphas, so the loss never
+rises).  L has a finite minimiser unless some direction d of the alphas
+gives every example a margin sum_t d_t m_it >= 0, one of them > 0 (checked
+by a linear program first): then L decreases forever along d and the greedy
+alphas are kept, with a RuntimeWarning.  For two classes that means a
+signed combination of the trees gets no training example wrong (and at
+least one right); for C > 2 it is common (a margin is positive as soon as
+an example gets more than 1/C of the weighted votes), so re-fitting is
+mainly useful for two classes.
+
+Predictions follow the weighted votes sum_t alpha_t (1[h_t = k] - 1[h_t != k]
+/ (C-1)); decision_function divides them by sum_t |alpha_t| (scikit-learn
+divides by sum_t alpha_t: the same while every alpha is positive).
 
 Stopping rules (``stopping=``):
 
@@ -37,17 +49,19 @@ Stopping rules (``stopping=``):
 "textbook"  stop when e reaches 1/2 (that tree is dropped) or 0 (that tree
             is kept with an alpha larger than the sum of all earlier |alpha|,
             so the ensemble agrees with it).
-"none"      keep going whatever e: a tree with e >= 1 - 1/C gets a
+"none"      keep going whatever e: a tree with 1 - 1/C <= e < 1 gets a
             non-positive alpha; only e = 0 (infinite alpha) ends boosting,
-            as in "textbook".
+            as in "textbook", and e = 1 (alpha -inf) drops the tree and ends
+            it.
 """
 
 import math
 import time
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize
+from scipy.optimize import linprog, minimize
 from scipy.special import logsumexp, softmax
 from sklearn.utils import check_random_state
 
@@ -104,7 +118,8 @@ class Boosting:
     dict per round: round, assessments, seconds (in the finder),
     round_seconds, n_rows, n_features, weighted_error, alpha, train_error,
     sorted (whether the round sorted the examples), and the lower bounds
-    asked for), ``refit_`` (losses before/after when ``refit_weights``).
+    asked for), ``refit_`` (when ``refit_weights``: loss_before, loss_after,
+    greedy_weights, converged, finite: whether L has a finite minimiser).
     """
 
     def __init__(self, n_rounds=100, max_depth=1, criterion="error", method="adaptive",
@@ -160,9 +175,12 @@ class Boosting:
         w0 = w0 / w0.sum()
         root = check_problem(ds, codes, w0, self.criterion, None, None, False, self.bounds, C)
         self.n_features_in_ = ds.n_features
-        self._fit_rounds(ds, root, codes, w0)
+        correct = self._fit_rounds(ds, root, codes, w0)
+        # which training examples each tree gets right, one bit each: exponential_loss()
+        self._train_correct = np.packbits(np.column_stack(correct), axis=0)
+        self._train_w0 = w0
         if self.refit_weights:
-            self._refit(ds, codes, w0)
+            self._refit()
         return self
 
     def _fit_rounds(self, ds, root, codes, w0):
@@ -171,7 +189,7 @@ class Boosting:
         w, order = w0.copy(), root.order
         zero = w0 == 0
         votes = np.zeros((ds.n_rows, C))  # sum_t alpha_t (1[h_t = k] - 1[h_t != k] / (C-1))
-        self.trees_, alphas, errors, self.history_ = [], [], [], []
+        self.trees_, alphas, errors, self.history_, correct = [], [], [], [], []
         for t in range(self.n_rounds):
             start = time.perf_counter()
             if self.stopping == "sklearn":  # scikit-learn floors the weights at eps
@@ -200,6 +218,7 @@ class Boosting:
             self.trees_.append(tree)
             alphas.append(alpha)
             errors.append(err)
+            correct.append(~miss)
             votes += np.where(np.arange(C) == predicted[:, None], alpha, -alpha / (C - 1))
             record = {"round": t + 1, "assessments": tree.assessments, "seconds": finder.seconds,
                       "round_seconds": seconds, "n_rows": int(problem.order.size),
@@ -212,6 +231,7 @@ class Boosting:
                 break
         self.estimator_weights_ = np.array(alphas)
         self.estimator_errors_ = np.array(errors)
+        return correct
 
     def _alpha(self, err, C, alphas):
         """(alpha, keep the tree, stop after it) for a tree of weighted error ``err``."""
@@ -241,25 +261,44 @@ class Boosting:
 
     # -- joint re-fit of the alphas ----------------------------------------------------
     def exponential_loss(self, X=None, y=None, sample_weight=None, weights=None):
-        """L(alpha) (module docstring) on the training data, or on (X, y, sample_weight)."""
+        """L(alpha) (module docstring) on the training data, or on (X, y, sample_weight).
+
+        ``weights``: the alphas (default ``estimator_weights_``); sample weights
+        are normalised to sum 1, as in training.
+        """
         margins, log_w0 = self._margins(X, y, sample_weight)
         alphas = self.estimator_weights_ if weights is None else np.asarray(weights, float)
         return float(np.exp(logsumexp(log_w0 - margins @ alphas)))
 
     def _margins(self, X, y, sample_weight):
+        """(m_it as an (n, T) array, log w0) on the training data (X None) or on (X, y)."""
+        self._check_fitted()
         if X is None:
-            X, y, w0 = self._train
+            if y is not None or sample_weight is not None:
+                raise ValueError("pass X along with y and sample_weight")
+            w0 = self._train_w0
+            correct = np.unpackbits(self._train_correct, axis=0, count=w0.size).astype(bool)
         else:
-            codes = np.searchsorted(self.classes_, np.asarray(y))
+            X = self._check_X(X)
+            y = np.asarray(y)
+            if y.shape != (X.shape[0],):
+                raise ValueError(f"y must be 1-D with one label per row of X ({X.shape[0]}), "
+                                 f"got shape {y.shape}")
+            unknown = ~np.isin(y, self.classes_)
+            if unknown.any():
+                raise ValueError(f"label {y[unknown][0].item()!r} of y is not among the classes "
+                                 f"seen in fit {self.classes_.tolist()}")
+            codes = np.searchsorted(self.classes_, y)
             w0 = v.check_weights(sample_weight, codes.size)
-            X, y, w0 = X, codes, w0 / w0.sum()
+            if not w0.sum() > 0:
+                raise ValueError("all sample weights are zero")
+            w0 = w0 / w0.sum()
+            correct = np.column_stack([tree.predict(X) == codes for tree in self.trees_])
         C, s = self.classes_.size, ALGORITHMS[self.algorithm]
-        correct = np.column_stack([tree.predict(X) == y for tree in self.trees_])
         with np.errstate(divide="ignore"):
             return s * (correct - 1.0 / C), np.log(w0)
 
-    def _refit(self, ds, codes, w0):
-        self._train = (ds, codes, w0)
+    def _refit(self):
         margins, log_w0 = self._margins(None, None, None)
 
         def log_loss(alphas):
@@ -267,43 +306,57 @@ class Boosting:
             return logsumexp(z), -margins.T @ softmax(z)
 
         greedy = self.estimator_weights_
-        result = minimize(log_loss, greedy, jac=True, method="L-BFGS-B")
-        refit = result.x if result.fun <= log_loss(greedy)[0] else greedy
+        finite = not _has_recession(margins[np.isfinite(log_w0)])
+        if finite:
+            result = minimize(log_loss, greedy, jac=True, method="L-BFGS-B")
+            refit = result.x if result.fun <= log_loss(greedy)[0] else greedy
+            converged = bool(result.success)
+        else:
+            warnings.warn("the exponential loss has no finite minimiser (some direction of the "
+                          "alphas gives every example a non-negative margin, one a positive "
+                          "one): kept the greedy weights", RuntimeWarning, stacklevel=3)
+            refit, converged = greedy, False
         self.refit_ = {"loss_before": float(np.exp(log_loss(greedy)[0])),
                        "loss_after": float(np.exp(log_loss(refit)[0])),
-                       "greedy_weights": greedy, "converged": bool(result.success)}
+                       "greedy_weights": greedy, "converged": converged, "finite": finite}
         self.estimator_weights_ = refit
-        del self._train
 
     # -- prediction ------------------------------------------------------------------
-    def _check_X(self, X):
+    def _check_fitted(self):
         if not hasattr(self, "trees_"):
             raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+
+    def _check_X(self, X):
+        self._check_fitted()
         if isinstance(X, Dataset):
             raise TypeError("predict on raw X (array or scipy.sparse), not on a Dataset")
         if sp.issparse(X):
             X = sp.csc_matrix(X)
+            values = X.data
         else:
             X = np.asarray(X, dtype=np.float64)
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-D, got shape {X.shape}")
+            values = X
+        if not np.all(np.isfinite(values)):
+            raise ValueError("X contains NaN or inf; apsplit needs finite feature values")
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, the model was fit on {self.n_features_in_}")
         return X
 
     def staged_decision_function(self, X):
-        """decision_function after each round (scikit-learn's normalisation)."""
+        """decision_function after each round."""
         X = self._check_X(X)
         C = self.classes_.size
         votes = np.zeros((X.shape[0], C))
         norm = 0.0
         for tree, alpha in zip(self.trees_, self.estimator_weights_):
             votes += np.where(np.arange(C) == tree.predict(X)[:, None], alpha, -alpha / (C - 1))
-            norm += alpha
+            norm += abs(alpha)
             yield _decision(votes / norm if norm != 0 else votes)
 
     def decision_function(self, X):
-        """sum_t alpha_t (1[h_t = k] - 1[h_t != k]/(C-1)) / sum_t alpha_t; for two classes
+        """sum_t alpha_t (1[h_t = k] - 1[h_t != k]/(C-1)) / sum_t |alpha_t|; for two classes
         the difference of the two columns (positive: ``classes_[1]``)."""
         result = None
         for result in self.staged_decision_function(X):
@@ -315,7 +368,8 @@ class Boosting:
             yield self.classes_[_vote(decision)]
 
     def predict(self, X):
-        return self.classes_[_vote(self.decision_function(X))]
+        decision = self.decision_function(X)
+        return self.classes_[_vote(decision)]
 
     def predict_proba(self, X):
         """scikit-learn's SAMME probabilities: softmax of the decision / (C - 1)."""
@@ -330,6 +384,7 @@ class Boosting:
     @property
     def feature_importances_(self):
         """sum_t alpha_t importances(tree_t) / sum_t alpha_t."""
+        self._check_fitted()
         alphas = self.estimator_weights_
         total = sum(a * tree.feature_importances_ for a, tree in zip(alphas, self.trees_))
         return total / alphas.sum()
@@ -363,6 +418,8 @@ class WeightTrimmingBoost(Boosting):
         super().__init__(**options)
 
     def _round_rows(self, order, w):
+        if self.mass >= 1.0:  # every row: a cumulative sum can stop growing before the end
+            return order
         held = np.cumsum(w[order])
         return order[: int(np.searchsorted(held, self.mass * held[-1])) + 1]
 
@@ -371,6 +428,18 @@ def _check_option(value, choices, what):
     if value not in choices:
         raise ValueError(f"unknown {what} {value!r}; choose from {sorted(choices)}")
     return value
+
+
+def _has_recession(margins):
+    """True if some d has margins @ d >= 0 with a positive entry (L then has no minimiser).
+
+    Linear program: maximise sum(margins @ d) over d in [-1, 1]^T with
+    margins @ d >= 0; its optimum is 0 exactly when no such d exists.
+    """
+    T = margins.shape[1]
+    result = linprog(-margins.sum(axis=0), A_ub=-margins, b_ub=np.zeros(margins.shape[0]),
+                     bounds=[(-1.0, 1.0)] * T, method="highs")
+    return result.status == 0 and -result.fun > 1e-6
 
 
 def _decision(votes):
