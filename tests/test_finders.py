@@ -13,7 +13,7 @@ import oracle
 from apsplit import finders
 from strategies import nodes, scaled
 
-METHODS = ("exhaustive", "quick", "adaptive")
+METHODS = ("exhaustive", "quick", "adaptive", "adaptive_paper")
 
 
 def split_key(split):
@@ -46,7 +46,7 @@ def check_accounting(splits, node):
     """Exhaustive assesses every pair; the others at least the winner's column, at most every pair."""
     n, F = node.n_positive, len(node.feature_list)
     assert splits["exhaustive"].assessments == n * F
-    for method in ("quick", "adaptive"):
+    for method in ("quick", "adaptive", "adaptive_paper"):
         split = splits[method]
         if split.found:
             assert n <= split.assessments <= n * F
@@ -64,7 +64,7 @@ def check_node(node, criteria=oracle.CRITERIA, bounds="tight"):
             splits[method] = apsplit.find_split(ds, node.y, criterion=criterion, method=method,
                                                 bounds=bounds, **node.kwargs())
             check_against_oracle(splits[method], node, expected)
-        for method in ("quick", "adaptive"):
+        for method in ("quick", "adaptive", "adaptive_paper"):
             assert_same_split(splits[method], splits["exhaustive"])
         check_accounting(splits, node)
 
@@ -178,7 +178,7 @@ def test_methods_agree_when_two_features_tie_up_to_rounding():
     w = [0.0078125, 0.001, 0.001, 0.0078125, 0.001]
     ds = apsplit.Dataset(X)
     reference = apsplit.find_split(ds, y, w, method="exhaustive")
-    for method in ("quick", "adaptive"):
+    for method in ("quick", "adaptive", "adaptive_paper"):
         assert_same_split(apsplit.find_split(ds, y, w, method=method), reference)
 
 

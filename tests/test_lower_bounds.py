@@ -29,6 +29,7 @@ def test_error_bounds_are_ordered(node):
     n, F = node.n_positive, len(node.feature_list)
     assert exact <= by_weight <= assessments(ds, node, "adaptive", "error")
     assert by_weight <= assessments(ds, node, "quick", "error")
+    assert by_weight <= assessments(ds, node, "adaptive_paper", "error")
     assert n <= by_weight <= n * F
 
 

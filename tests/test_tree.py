@@ -13,7 +13,7 @@ import apsplit
 import oracle
 from strategies import nodes, scaled
 
-METHODS = ("exhaustive", "quick", "adaptive")
+METHODS = ("exhaustive", "quick", "adaptive", "adaptive_paper")
 SETTINGS = [("error", "tight"), ("error", "paper"), ("entropy", "tight"), ("gini", "tight")]
 SATIMAGE = Path(__file__).resolve().parents[2] / "shared" / "data" / "satimage.trn"
 
@@ -69,7 +69,7 @@ def check_structure(tree, y, w, rows, max_depth):
 
 def grow_all(ds, y, w, **kwargs):
     trees = {method: apsplit.grow_tree(ds, y, w, method=method, **kwargs) for method in METHODS}
-    for method in ("quick", "adaptive"):
+    for method in ("quick", "adaptive", "adaptive_paper"):
         assert_same_tree(trees[method], trees["exhaustive"])
         assert trees[method].assessments <= trees["exhaustive"].assessments
     return trees

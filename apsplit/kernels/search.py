@@ -1,6 +1,8 @@
-"""The three search strategies over one node, as numba kernels.
+"""The search strategies over one node, as numba kernels: exhaustive, quick
+(Quick Boost), adaptive (best-first adaptive pruning) and adaptive_paper
+(Algorithm 1 as printed).
 
-All three share the running statistics of ``stats`` and the same rules, so
+All share the running statistics of ``stats`` and the same rules, so
 that they return the same split, not only the same score:
 
 * a fully assessed feature's score is computed from statistics accumulated in
@@ -30,6 +32,7 @@ from .stats import (assess, assess_rows, candidate_slots, evaluate, merge_new,
 
 TOL = 1e-10
 ADAPTIVE_INITIAL_FRACTION = 0.1
+MIN_STEP = 1.0 / 16  # best-first: smallest batch, as a fraction of the unseen weight
 
 
 @njit(cache=True)
@@ -117,21 +120,19 @@ def rebound(node, state, scratch, f, n_new):
 
 
 @njit(cache=True)
-def crawl(node, state, scratch, f, stop_above, tie):
-    """Assess feature f in gap-sized batches until it is prunable or fully assessed.
+def crawl(node, state, scratch, f, stop_above, min_step):
+    """Assess feature f in gap-sized batches until its LB exceeds ``stop_above``
+    or it is fully assessed.
 
-    f is pruned once its LB exceeds ``stop_above`` (the leader's UB + 2 tie);
-    the leader is fully assessed, so f's fate no longer depends on other
-    features.  Between scans of f's values (O(distinct values)), only the
+    A batch adds at least ``min_step`` weight (and at least one example).
+    Between scans of f's values (O(distinct values)), only the
     split that attained f's last LB is followed: ``assess`` adds each example
     to its left child when it falls there, so its seen value costs O(classes)
     per batch.  That value is an upper estimate of f's LB, so while it stays
-    <= ``stop_above`` f cannot be pruned, and ``stop_above`` minus it is a gap
-    no larger than the true one (no batch overshoots the weight Algorithm 1
-    would add).  When it rises
-    above, f is re-bounded: pruned if its LB is above too, else the split
-    attaining its LB is followed next.  New values are merged into the
-    sorted list only then.
+    <= ``stop_above`` so does the LB, and ``stop_above`` minus it is a gap no
+    larger than the true one.  When it rises above, f is re-bounded (its LB
+    recomputed): done if the LB is above too, else the split attaining it is
+    followed next.  New values are merged into the sorted list only then.
     """
     is_sparse, codes, bin_offsets, zero_rank, feats = node[0], node[1], node[2], node[3], node[4]
     crit = node[5]
@@ -152,7 +153,7 @@ def crawl(node, state, scratch, f, stop_above, tie):
                 return
         gap = stop_above - estimate
         lo = m[f]
-        hi = prefix_end(cumw, lo, gap) if gap > tie else n
+        hi = prefix_end(cumw, lo, max(gap, min_step))
         n_new = assess(f, k, lo, hi, is_sparse, codes, bin_offsets[k], w_ord, y_ord, order, bk_start,
                        bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, newbuf, n_new,
                        zero_rank[k], cumcls, lb_rank[f], lb_left[f])
@@ -264,7 +265,65 @@ def quick(node, state, scratch, initial_fraction, n_batches):
 
 @njit(cache=True)
 def adaptive(node, state, scratch):
-    """Adaptive-Pruning Stump (Aziz et al. 2018, Algorithm 1).
+    """Adaptive pruning, best-first: the arm assessed next is the one with the smallest LB.
+
+    Features are arms with [LB, UB] as in Algorithm 1 (Aziz et al. 2018).
+    After every feature has seen the heaviest examples holding 10% of the
+    weight, repeatedly take the live feature f with the smallest LB:
+
+    * f fully assessed: its LB is its score, and no other feature's LB is
+      lower, so f holds the optimum S*; it becomes a candidate.  Features
+      whose LB exceeds S* + 2 tie are pruned; the others (which can at best
+      tie) are assessed until they are pruned or fully assessed.
+    * otherwise f sees the next heaviest examples until its LB exceeds the
+      second smallest LB (``crawl``: weight steps of at least the gap, and
+      at least ``MIN_STEP`` of f's unseen weight, to bound re-scans).
+
+    A feature is only assessed while its LB is the smallest, hence <= S*:
+    with single-example steps every feature k other than the winner stops
+    within one example of min{m : LB_k(m) >= S*}, the weight-order lower
+    bound.  Algorithm 1's leader (smallest UB) instead gets fully assessed
+    while the bounds are loose, which on boosting weights often picks a
+    wrong leader (``adaptive_paper`` keeps that rule).
+    """
+    cumw = node[10]
+    n = cumw.shape[0] - 1
+    F = node[4].shape[0]
+    m, lb = state[0], state[2]
+    tie = TOL * cumw[n]
+    m0 = prefix_end(cumw, 0, ADAPTIVE_INITIAL_FRACTION * cumw[n])
+    stamp = np.zeros(F, np.int64)
+    by_lb = hp.new_heap(2 * F + 8)
+    for f in range(F):
+        advance(node, state, scratch, f, m0)
+        by_lb = hp.push(by_lb, lb[f], f, 0)
+    candidates = np.empty(F, np.int64)
+    n_cand = 0
+    best = math.inf
+    while True:
+        f = hp.top(by_lb, stamp)
+        if f < 0 or lb[f] > best + 2.0 * tie:
+            break
+        hp.pop(by_lb)
+        stamp[f] += 1
+        if m[f] == n:
+            candidates[n_cand] = f
+            n_cand += 1
+            best = min(best, lb[f])
+            continue
+        if n_cand > 0:
+            crawl(node, state, scratch, f, best + 2.0 * tie, 0.0)
+        else:
+            g = hp.top(by_lb, stamp)
+            crawl(node, state, scratch, f, lb[g] if g >= 0 else math.inf,
+                  MIN_STEP * (cumw[n] - cumw[m[f]]))
+        by_lb = hp.push(by_lb, lb[f], f, stamp[f])
+    return choose(state, candidates, n_cand, tie)
+
+
+@njit(cache=True)
+def adaptive_paper(node, state, scratch):
+    """Adaptive-Pruning Stump as printed (Aziz et al. 2018, Algorithm 1).
 
     Features are arms; each keeps [LB, UB] on its best score.  After every
     feature has seen the heaviest examples holding 10% of the weight, let a
@@ -322,7 +381,7 @@ def adaptive(node, state, scratch):
                 advance(node, state, scratch, b, prefix_end(cumw, m[b], gap))
                 moved_b = True
         elif m[b] < n:
-            crawl(node, state, scratch, b, ub[a] + 2.0 * tie, tie)
+            crawl(node, state, scratch, b, ub[a] + 2.0 * tie, 0.0)
             moved_b = True
         else:
             candidates[n_cand] = b
@@ -361,7 +420,7 @@ def child_weights(node, state, f, left_rank):
     return out
 
 
-METHODS = {"exhaustive": 0, "quick": 1, "adaptive": 2}
+METHODS = {"exhaustive": 0, "quick": 1, "adaptive": 2, "adaptive_paper": 3}
 
 
 @njit(cache=True)
@@ -381,8 +440,10 @@ def run(method, initial_fraction, n_batches, is_sparse, codes, bin_offsets, zero
         best, lr, rr, score, total = exhaustive(node, state, scratch)
     elif method == 1:
         best, lr, rr, score, total = quick(node, state, scratch, initial_fraction, n_batches)
-    else:
+    elif method == 2:
         best, lr, rr, score, total = adaptive(node, state, scratch)
+    else:
+        best, lr, rr, score, total = adaptive_paper(node, state, scratch)
     children = child_weights(node, state, best, lr) if best >= 0 else np.zeros((2, n_classes))
     release(feats, bin_offsets, present, state[1], hist, mark)
     return best, lr, rr, score, total, children, node[10][order.shape[0]]
