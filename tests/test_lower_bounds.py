@@ -10,7 +10,8 @@ from apsplit import lower_bounds
 from strategies import SPARSE_FORMATS, nodes, scaled
 
 TOL = 1e-9  # scores are normalised by the node weight (see oracle.tolerance)
-SETTINGS = [("error", "tight"), ("error", "paper"), ("entropy", "tight"), ("gini", "tight")]
+SETTINGS = [(criterion, bounds) for criterion in ("error", "entropy", "gini")
+            for bounds in ("tight", "paper")]
 small_nodes = nodes(sparse=None, max_rows=60, max_features=4, max_classes=3)
 
 

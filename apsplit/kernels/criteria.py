@@ -101,6 +101,9 @@ def split_value(crit, bounds, left, right, unseen_cls, unseen, want_ub):
         seen = (max(sl - ql / sl, 0.0) if sl > 0.0 else 0.0) + (max(sr - qr / sr, 0.0) if sr > 0.0 else 0.0)
         if not want_ub:
             return seen, seen
+        if bounds == PAPER:
+            return seen, seen + paper_excess(crit, left, sl, unseen_cls, unseen) \
+                + paper_excess(crit, right, sr, unseen_cls, unseen)
         ub = seen
         for c in range(C):
             if unseen_cls[c] > 0.0:
@@ -123,6 +126,9 @@ def split_value(crit, bounds, left, right, unseen_cls, unseen, want_ub):
     seen = max(el, 0.0) + max(er, 0.0)
     if not want_ub:
         return seen, seen
+    if bounds == PAPER:
+        return seen, seen + paper_excess(crit, left, sl, unseen_cls, unseen) \
+            + paper_excess(crit, right, sr, unseen_cls, unseen)
     ub = seen
     empty = math.log2(C)
     for c in range(C):
@@ -131,3 +137,29 @@ def split_value(crit, bounds, left, right, unseen_cls, unseen, want_ub):
             gr = empty if sr <= 0.0 else (math.log2(sr / right[c]) if right[c] > 0.0 else math.inf)
             ub += unseen_cls[c] * max(gl, gr)
     return seen, ub
+
+
+@njit(cache=True)
+def paper_excess(crit, z, s, unseen_cls, unseen):
+    """What ``bounds="paper"`` adds to one child's seen impurity f(z) (entropy, gini).
+
+    entropy (paper, App. B, Eq. 3):  U log2 C + sum_c (z_c + U_c) log2((s + U) / z_c)
+    gini (its analogue):             U (1 - 1/C) + sum_c (z_c + U_c)^2 / (s + U_c) ((s + U) / z_c - 1)
+    with s the child's seen weight, U the node's unseen weight (every unseen
+    example may land in this child) and U_c its class-c part.  A class with
+    z_c = 0 contributes 0 if U_c = 0, else +inf (as lg((Z_u + w) / Z_yu) does).
+    """
+    C = z.shape[0]
+    acc = unseen * (math.log2(C) if crit == ENTROPY else 1.0 - 1.0 / C)
+    for c in range(C):
+        zc = max(z[c], 0.0)
+        if zc + unseen_cls[c] <= 0.0:
+            continue
+        if zc <= 0.0:
+            return math.inf
+        ratio = (s + unseen) / zc
+        if crit == ENTROPY:
+            acc += (zc + unseen_cls[c]) * math.log2(ratio)
+        else:
+            acc += (zc + unseen_cls[c]) ** 2 / (s + unseen_cls[c]) * (ratio - 1.0)
+    return acc
