@@ -51,13 +51,15 @@ def _counts(problem, target):
     return counts[:, 0].astype(np.int64)
 
 
-def weight_order(ds, y, sample_weight=None, rows=None, features=None, criterion="error"):
+def weight_order(ds, y, sample_weight=None, rows=None, features=None, criterion="error",
+                 bounds="tight"):
     """Weight-order lower bound: n + sum_{k != k*} min{m : LB_k(m) >= E*}.
 
-    When no feature takes two values in the node, every (feature, example)
-    pair must be seen to prove it, and the bound is n * len(features).
+    LB_k is the lower bound of the finders' ``bounds``.  When no feature takes
+    two values in the node, every (feature, example) pair must be seen to
+    prove it, and the bound is n * len(features).
     """
-    problem = check_problem(ds, y, sample_weight, criterion, rows, features, False)
+    problem = check_problem(ds, y, sample_weight, criterion, rows, features, False, bounds)
     n, F = problem.order.size, problem.features.size
     pos, score, node_weight = _optimum(problem)
     if pos < 0:
