@@ -163,34 +163,3 @@ def paper_excess(crit, z, s, unseen_cls, unseen):
         else:
             acc += (zc + unseen_cls[c]) ** 2 / (s + unseen_cls[c]) * (ratio - 1.0)
     return acc
-
-
-@njit(cache=True)
-def unseen_lift(crit, left, right, unseen_cls):
-    """sum_c U_c min(hL_c, hR_c): the least the unseen examples add to f(L) + f(R)."""
-    sl = 0.0
-    sr = 0.0
-    for c in range(left.shape[0]):
-        sl += max(left[c], 0.0)
-        sr += max(right[c], 0.0)
-    lift = 0.0
-    for c in range(left.shape[0]):
-        u = unseen_cls[c]
-        if u > 0.0:
-            lift += u * min(slope_floor(crit, left, sl, c, u), slope_floor(crit, right, sr, c, u))
-    return lift
-
-
-@njit(cache=True)
-def slope_floor(crit, z, s, c, u):
-    """A lower bound on f's slope along e_c at every z + a with 0 <= a, a_c <= u."""
-    zc = max(z[c], 0.0)
-    if crit == ENTROPY:
-        return math.log2((s + u) / (zc + u))
-    if crit == GINI:
-        C = z.shape[0]
-        return C / (C - 1.0) * ((s - zc) / (s + u)) ** 2
-    for j in range(z.shape[0]):
-        if j != c and z[j] >= zc + u:
-            return 1.0
-    return 0.0

@@ -26,7 +26,7 @@ from numba import njit
 from . import heap as hp
 from .criteria import impurity
 from .stats import (assess, assess_rows, candidate_slots, evaluate, merge_new,
-                    node_prefix_sums, rebuild_present, release, sparse_buckets, split_lb)
+                    node_prefix_sums, rebuild_present, release, seen_value, sparse_buckets)
 
 TOL = 1e-10
 ADAPTIVE_INITIAL_FRACTION = 0.1
@@ -134,11 +134,11 @@ def crawl(node, state, scratch, f, stop_above, tie):
     sorted list only then.
     """
     is_sparse, codes, bin_offsets, zero_rank, feats = node[0], node[1], node[2], node[3], node[4]
-    crit, bounds = node[5], node[6]
+    crit = node[5]
     order, w_ord, y_ord, cumw, cumcls = node[7], node[8], node[9], node[10], node[11]
     bk_start, bk_pos, bk_code, cursor, hist, mark = node[13], node[14], node[15], node[16], node[17], node[18]
     m, nzcls, nzcnt, lb_rank, lb_left = state[0], state[5], state[6], state[7], state[8]
-    right, unseen_cls, newbuf = scratch[1], scratch[3], scratch[5]
+    right, newbuf = scratch[1], scratch[5]
     n = order.shape[0]
     k = feats[f]
     estimate = state[2][f]
@@ -157,7 +157,7 @@ def crawl(node, state, scratch, f, stop_above, tie):
                        bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, newbuf, n_new,
                        zero_rank[k], cumcls, lb_rank[f], lb_left[f])
         m[f] = hi
-        estimate = split_lb(crit, bounds, lb_left[f], cumcls[hi], cumcls[n], right, unseen_cls)
+        estimate = seen_value(crit, lb_left[f], cumcls[hi], right)
     rebound(node, state, scratch, f, n_new)
 
 

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .criteria import ERROR, TIGHT, impurity, split_value, unseen_lift
+from .criteria import ERROR, TIGHT, impurity, split_value
 
 
 @njit(cache=True)
@@ -250,7 +250,6 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
     for c in range(C):
         unseen_cls[c] = cumcls[n, c] - cumcls[m, c]
         seen_total += cumcls[m, c]
-    lift = bounds == TIGHT and not full
     n_items = n_present[f] + (1 if n_zero > 0 else 0)
     best_lb = math.inf
     best_ub = math.inf
@@ -276,13 +275,8 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
                 for c in range(C):
                     right[c] = cumcls[m, c] - left[c]
                 seen, ub = split_value(crit, bounds, left, right, unseen_cls, unseen, not full)
-            lb = seen
-            if lift and seen < best_lb:
-                for c in range(C):
-                    right[c] = seen_cls[c] - left[c]
-                lb += unseen_lift(crit, left, right, unseen_cls)
-            if lb < best_lb:
-                best_lb = lb
+            if seen < best_lb:
+                best_lb = seen
                 out_ranks[2] = prev_rank
                 for c in range(C):
                     lb_left[c] = left[c]
@@ -310,17 +304,11 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
 
 
 @njit(cache=True, inline='always')
-def split_lb(crit, bounds, left, seen_cls, total_cls, right, unseen_cls):
-    """Lower bound on the final value of the split with seen left class weights
-    ``left``, as ``evaluate`` computes it: f(L) + f(T - L) for seen class
-    totals T, plus (tight bounds) ``unseen_lift`` for the unseen ones."""
+def seen_value(crit, left, seen_cls, right):
+    """f(L) + f(T - L) for seen class totals T: the seen value of one split."""
     for c in range(left.shape[0]):
         right[c] = seen_cls[c] - left[c]
-        unseen_cls[c] = total_cls[c] - seen_cls[c]
-    value = impurity(crit, left) + impurity(crit, right)
-    if bounds == TIGHT:
-        value += unseen_lift(crit, left, right, unseen_cls)
-    return value
+    return impurity(crit, left) + impurity(crit, right)
 
 
 @njit(cache=True)
