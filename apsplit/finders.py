@@ -181,7 +181,8 @@ def find_split(ds, y, sample_weight=None, criterion="error", method="adaptive", 
     rows, features : int indices of the node's examples / candidate features (default all)
     weight_ordered : True if ``rows`` is already in decreasing weight order
         (as boosting clients keep it); skips the sort, checked in O(n)
-    bounds : "tight" (default) or "paper" (the paper's bounds; see ``kernels.criteria``): the bounds used to prune
+    bounds : "tight" (default) or "paper" (the paper's): the bounds used to prune,
+        stated and proved in ``apsplit.kernels.criteria``
     """
     finder = get_finder(method)
     problem = check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordered, bounds)
