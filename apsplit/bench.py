@@ -42,9 +42,9 @@ except ImportError:
     tqdm = None
 
 __all__ = ["DATASETS", "DEFAULT_DATASETS", "DEFAULTS", "QUICK_DEFAULTS", "METHODS", "load_dataset",
-           "run", "boosting_weights", "tree_nodes", "bench_node", "format_table", "write_json", "plot",
-           "add_arguments", "add_dataset_arguments", "selected_datasets", "counts", "report", "timed",
-           "text_table", "figure_class", "real_nodes", "publish"]
+           "run", "boosting_weights", "tree_nodes", "real_nodes", "bench_node", "format_table",
+           "write_json", "plot", "add_arguments", "add_dataset_arguments", "selected_datasets",
+           "rounds_and_repeats", "report", "publish", "timed", "text_table", "figure_class"]
 
 METHODS = ("exhaustive", "quick", "adaptive")
 CRITERION = "error"
@@ -144,7 +144,7 @@ def _sklearn_score(fitted):
 def _versus_sklearn(ds, X, y, w, rows, repeats):
     """Exhaustive Gini search: apsplit against DecisionTreeClassifier(max_depth=1) on one node."""
     ours, ours_seconds = timed(partial(find_split, ds, y, w, criterion="gini", method="exhaustive",
-                                        rows=rows, weight_ordered=True), repeats)
+                                       rows=rows, weight_ordered=True), repeats)
     X_node = X[rows]
     inputs = {"dense": np.asarray(X_node.toarray() if sp.issparse(X) else X_node, dtype=np.float32)}
     if sp.issparse(X):
@@ -165,7 +165,7 @@ def bench_node(ds, X, y, w, rows, repeats):
     methods = {}
     for method in METHODS:
         split, seconds = timed(partial(find_split, ds, y, w, criterion=CRITERION, method=method,
-                                        rows=rows, weight_ordered=True), repeats)
+                                       rows=rows, weight_ordered=True), repeats)
         methods[method] = {"assessments": split.assessments, "seconds": seconds,
                            "feature": split.feature, "score": float(split.score)}
     bound = lower_bounds.weight_order(ds, y, w, rows=rows, criterion=CRITERION)
@@ -184,7 +184,7 @@ def run(datasets=DEFAULT_DATASETS, rounds=None, repeats=None, depth=1, data_dir=
     ``rounds`` and ``repeats`` default to ``DEFAULTS``, or ``QUICK_DEFAULTS`` with ``quick``.
     A dataset whose file is missing is listed under "skipped" with the reason.
     """
-    rounds, repeats = counts(rounds, repeats, quick)
+    rounds, repeats = rounds_and_repeats(rounds, repeats, quick)
     settings = {"datasets": list(datasets), "rounds": rounds, "repeats": repeats, "depth": depth,
                 "criterion": CRITERION, "quick": quick, "apsplit": __version__,
                 "numpy": np.__version__, "numba": numba.__version__, "sklearn": sklearn.__version__,
@@ -198,14 +198,14 @@ def run(datasets=DEFAULT_DATASETS, rounds=None, repeats=None, depth=1, data_dir=
     return {"settings": settings, "nodes": nodes, "skipped": skipped}
 
 
-def counts(rounds, repeats, quick):
+def rounds_and_repeats(rounds, repeats, quick):
     """(rounds, repeats): the given ones, else ``DEFAULTS`` (``QUICK_DEFAULTS`` with ``quick``)."""
     defaults = QUICK_DEFAULTS if quick else DEFAULTS
     return (defaults["rounds"] if rounds is None else rounds,
             defaults["repeats"] if repeats is None else repeats)
 
 
-def real_nodes(datasets, rounds, depth, data_dir=None, progress=False, skipped=None):
+def real_nodes(datasets, rounds, depth, data_dir, progress, skipped):
     """Yield (name, X, Dataset, y, w, n_classes, node name, rows) for every node of every dataset.
 
     ``w`` are the weights after ``rounds`` AdaBoost rounds; the nodes those of
@@ -217,8 +217,7 @@ def real_nodes(datasets, rounds, depth, data_dir=None, progress=False, skipped=N
         try:
             X, y, classes = load_dataset(name, data_dir)
         except DataFileNotFoundError as exc:
-            if skipped is not None:
-                skipped[name] = str(exc)
+            skipped[name] = str(exc)
             continue
         ds = Dataset(X)
         w = boosting_weights(ds, y, len(classes), rounds)
@@ -255,12 +254,12 @@ def format_table(result):
     tables = [f"Split finders on one node under AdaBoost (SAMME) weights after {s['rounds']} rounds; "
            f"criterion={s['criterion']}; time = median of {s['repeats']} calls after a warm-up",
            text_table(["dataset", "node", "n x K", "method", "assessments", "/ (n*K)", "/ bound", "ms"],
-                    finder_rows, n_left=4),
+                      finder_rows, n_left=4),
            "",
            "Exhaustive Gini search, same node and weights: apsplit vs scikit-learn "
            "DecisionTreeClassifier(max_depth=1) (ms)",
            text_table(["dataset", "node", "n x K", "apsplit", "sklearn dense", "sklearn sparse",
-                     "apsplit / sklearn best"], sklearn_rows, n_left=3)]
+                       "apsplit / sklearn best"], sklearn_rows, n_left=3)]
     notes = [f"skipped {name}: {why}" for name, why in result["skipped"].items()]
     notes += [f"WARNING {n['dataset']} {n['node']}: the finders' scores differ"
               for n in result["nodes"] if not n["scores_agree"]]

@@ -28,9 +28,9 @@ def bench_node(ds, y, w, rows, criterion, repeats):
     for bounds in BOUNDS:
         split, seconds = bench.timed(partial(find_split, ds, y, w, criterion=criterion, method="adaptive",
                                              rows=rows, weight_ordered=True, bounds=bounds), repeats)
+        bound = lower_bounds.weight_order(ds, y, w, rows=rows, criterion=criterion, bounds=bounds)
         out[bounds] = {"assessments": split.assessments, "seconds": seconds, "score": float(split.score),
-                       "weight_order_bound": lower_bounds.weight_order(ds, y, w, rows=rows, criterion=criterion,
-                                                                       bounds=bounds)}
+                       "weight_order_bound": bound}
     paper, tight = out["paper"], out["tight"]
     return {**out,
             "assessments_tight_over_paper": tight["assessments"] / paper["assessments"],
@@ -42,7 +42,7 @@ def bench_node(ds, y, w, rows, criterion, repeats):
 def run(datasets=bench.DEFAULT_DATASETS, criteria=CRITERIA, rounds=None, repeats=None, depth=1,
         data_dir=None, quick=False, progress=False):
     """Run the benchmark; returns a JSON-ready dict {"settings", "nodes", "skipped"}."""
-    rounds, repeats = bench.counts(rounds, repeats, quick)
+    rounds, repeats = bench.rounds_and_repeats(rounds, repeats, quick)
     settings = {"datasets": list(datasets), "criteria": list(criteria), "rounds": rounds,
                 "repeats": repeats, "depth": depth, "quick": quick, "method": "adaptive"}
     nodes, skipped = [], {}
@@ -98,7 +98,7 @@ def plot(result, path):
             ax.scatter(xs, [r[bounds]["weight_order_bound"] for r in rows], marker="_", s=300,
                        color="black", label="weight-order bound" if j else None, zorder=3)
             if bounds == "tight":
-                ax.bar_label(bars, [f"{r['assessments_tight_over_paper']:.2f}x" for r in rows], fontsize=8)
+                ax.bar_label(bars, [f"{r['assessments_tight_over_paper']:.3f}x" for r in rows], fontsize=8)
         ax.set_xticks(list(x), [r["criterion"] for r in rows])
         ax.set_title(f"{dataset} {node} ({rows[0]['n_rows']} x {rows[0]['n_features']})", fontsize=10)
         ax.set_ylabel("assessments")
