@@ -42,8 +42,9 @@ except ImportError:
     tqdm = None
 
 __all__ = ["DATASETS", "DEFAULT_DATASETS", "DEFAULTS", "QUICK_DEFAULTS", "METHODS", "load_dataset",
-           "run", "boosting_weights", "tree_nodes", "bench_node", "format_table", "write_json", "plot",
-           "add_arguments", "report"]
+           "run", "boosting_weights", "tree_nodes", "real_nodes", "bench_node", "format_table",
+           "write_json", "plot", "add_arguments", "add_dataset_arguments", "selected_datasets",
+           "rounds_and_repeats", "report", "publish", "timed", "text_table", "figure_class"]
 
 METHODS = ("exhaustive", "quick", "adaptive")
 CRITERION = "error"
@@ -120,7 +121,7 @@ def tree_nodes(ds, y, w, depth):
     return nodes
 
 
-def _timed(call, repeats):
+def timed(call, repeats):
     """(result of a warm-up call, median wall seconds of ``repeats`` further calls)."""
     result = call()
     seconds = []
@@ -142,8 +143,8 @@ def _sklearn_score(fitted):
 
 def _versus_sklearn(ds, X, y, w, rows, repeats):
     """Exhaustive Gini search: apsplit against DecisionTreeClassifier(max_depth=1) on one node."""
-    ours, ours_seconds = _timed(partial(find_split, ds, y, w, criterion="gini", method="exhaustive",
-                                        rows=rows, weight_ordered=True), repeats)
+    ours, ours_seconds = timed(partial(find_split, ds, y, w, criterion="gini", method="exhaustive",
+                                       rows=rows, weight_ordered=True), repeats)
     X_node = X[rows]
     inputs = {"dense": np.asarray(X_node.toarray() if sp.issparse(X) else X_node, dtype=np.float32)}
     if sp.issparse(X):
@@ -151,7 +152,7 @@ def _versus_sklearn(ds, X, y, w, rows, repeats):
     seconds, scores = {}, {}
     for layout, X_in in inputs.items():
         tree = DecisionTreeClassifier(max_depth=1, criterion="gini", random_state=0)
-        fitted, seconds[layout] = _timed(partial(tree.fit, X_in, y[rows], sample_weight=w[rows]), repeats)
+        fitted, seconds[layout] = timed(partial(tree.fit, X_in, y[rows], sample_weight=w[rows]), repeats)
         scores[layout] = _sklearn_score(fitted)
     best = min(seconds, key=seconds.get)
     return {"apsplit_seconds": ours_seconds, "apsplit_score": float(ours.score),
@@ -163,8 +164,8 @@ def bench_node(ds, X, y, w, rows, repeats):
     """Assessments and times of every finder on one node, its lower bound, and the sklearn comparison."""
     methods = {}
     for method in METHODS:
-        split, seconds = _timed(partial(find_split, ds, y, w, criterion=CRITERION, method=method,
-                                        rows=rows, weight_ordered=True), repeats)
+        split, seconds = timed(partial(find_split, ds, y, w, criterion=CRITERION, method=method,
+                                       rows=rows, weight_ordered=True), repeats)
         methods[method] = {"assessments": split.assessments, "seconds": seconds,
                            "feature": split.feature, "score": float(split.score)}
     bound = lower_bounds.weight_order(ds, y, w, rows=rows, criterion=CRITERION)
@@ -183,14 +184,34 @@ def run(datasets=DEFAULT_DATASETS, rounds=None, repeats=None, depth=1, data_dir=
     ``rounds`` and ``repeats`` default to ``DEFAULTS``, or ``QUICK_DEFAULTS`` with ``quick``.
     A dataset whose file is missing is listed under "skipped" with the reason.
     """
-    defaults = QUICK_DEFAULTS if quick else DEFAULTS
-    rounds = defaults["rounds"] if rounds is None else rounds
-    repeats = defaults["repeats"] if repeats is None else repeats
+    rounds, repeats = rounds_and_repeats(rounds, repeats, quick)
     settings = {"datasets": list(datasets), "rounds": rounds, "repeats": repeats, "depth": depth,
                 "criterion": CRITERION, "quick": quick, "apsplit": __version__,
                 "numpy": np.__version__, "numba": numba.__version__, "sklearn": sklearn.__version__,
                 "python": platform.python_version(), "machine": platform.machine()}
     nodes, skipped = [], {}
+    for name, X, ds, y, w, n_classes, node, rows in real_nodes(datasets, rounds, depth, data_dir,
+                                                               progress, skipped):
+        nodes.append({"dataset": name, "node": node, "n_features": ds.n_features,
+                      "n_classes": n_classes, "sparse": ds.is_sparse,
+                      **bench_node(ds, X, y, w, rows, repeats)})
+    return {"settings": settings, "nodes": nodes, "skipped": skipped}
+
+
+def rounds_and_repeats(rounds, repeats, quick):
+    """(rounds, repeats): the given ones, else ``DEFAULTS`` (``QUICK_DEFAULTS`` with ``quick``)."""
+    defaults = QUICK_DEFAULTS if quick else DEFAULTS
+    return (defaults["rounds"] if rounds is None else rounds,
+            defaults["repeats"] if repeats is None else repeats)
+
+
+def real_nodes(datasets, rounds, depth, data_dir, progress, skipped):
+    """Yield (name, X, Dataset, y, w, n_classes, node name, rows) for every node of every dataset.
+
+    ``w`` are the weights after ``rounds`` AdaBoost rounds; the nodes those of
+    ``tree_nodes(depth)``.  A dataset whose file is missing is recorded in
+    ``skipped`` (name -> reason) and left out.
+    """
     bar = tqdm(datasets, desc="datasets", disable=not progress) if tqdm else datasets
     for name in bar:
         try:
@@ -201,13 +222,10 @@ def run(datasets=DEFAULT_DATASETS, rounds=None, repeats=None, depth=1, data_dir=
         ds = Dataset(X)
         w = boosting_weights(ds, y, len(classes), rounds)
         for node, rows in tree_nodes(ds, y, w, depth):
-            nodes.append({"dataset": name, "node": node, "n_features": ds.n_features,
-                          "n_classes": len(classes), "sparse": ds.is_sparse,
-                          **bench_node(ds, X, y, w, rows, repeats)})
-    return {"settings": settings, "nodes": nodes, "skipped": skipped}
+            yield name, X, ds, y, w, len(classes), node, rows
 
 
-def _columns(header, rows, n_left):
+def text_table(header, rows, n_left):
     """Rows of cells as aligned text: the first ``n_left`` columns left-aligned, the rest right."""
     widths = [max(len(r[j]) for r in [header, *rows]) for j in range(len(header))]
     return "\n".join("  ".join(c.ljust(wd) if j < n_left else c.rjust(wd)
@@ -235,13 +253,13 @@ def format_table(result):
                                      f"{g['apsplit_over_sklearn']:.3f}"])
     tables = [f"Split finders on one node under AdaBoost (SAMME) weights after {s['rounds']} rounds; "
            f"criterion={s['criterion']}; time = median of {s['repeats']} calls after a warm-up",
-           _columns(["dataset", "node", "n x K", "method", "assessments", "/ (n*K)", "/ bound", "ms"],
-                    finder_rows, n_left=4),
+           text_table(["dataset", "node", "n x K", "method", "assessments", "/ (n*K)", "/ bound", "ms"],
+                      finder_rows, n_left=4),
            "",
            "Exhaustive Gini search, same node and weights: apsplit vs scikit-learn "
            "DecisionTreeClassifier(max_depth=1) (ms)",
-           _columns(["dataset", "node", "n x K", "apsplit", "sklearn dense", "sklearn sparse",
-                     "apsplit / sklearn best"], sklearn_rows, n_left=3)]
+           text_table(["dataset", "node", "n x K", "apsplit", "sklearn dense", "sklearn sparse",
+                       "apsplit / sklearn best"], sklearn_rows, n_left=3)]
     notes = [f"skipped {name}: {why}" for name, why in result["skipped"].items()]
     notes += [f"WARNING {n['dataset']} {n['node']}: the finders' scores differ"
               for n in result["nodes"] if not n["scores_agree"]]
@@ -256,7 +274,7 @@ def write_json(result, path):
     path.write_text(json.dumps(result, indent=2) + "\n")
 
 
-def _figure_class():
+def figure_class():
     """matplotlib's Figure (rendered by Agg on save); a clear error if matplotlib is missing."""
     try:
         from matplotlib.figure import Figure
@@ -272,7 +290,7 @@ def plot(result, path):
         raise ValueError("no benchmark results to plot")
     ncols = min(len(nodes), 3)
     nrows = -(-len(nodes) // ncols)
-    fig = _figure_class()(figsize=(4.2 * ncols, 3.6 * nrows), layout="constrained")
+    fig = figure_class()(figsize=(4.2 * ncols, 3.6 * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     for ax, node in zip(axes, nodes):
         counts = [node["methods"][m]["assessments"] for m in METHODS]
@@ -321,16 +339,39 @@ def add_arguments(parser, json_default, plot_default):
                         help=f"where to write the bar chart (default {plot_default})")
 
 
+def add_dataset_arguments(parser):
+    """``--datasets`` and ``--data-dir``, for the benchmark modules run on the shared data."""
+    parser.add_argument("--datasets", default=",".join(DEFAULT_DATASETS),
+                        help=f"comma-separated, from {', '.join(DATASETS)} "
+                             f"(default {','.join(DEFAULT_DATASETS)})")
+    parser.add_argument("--data-dir", type=Path,
+                        help="folder of the shared data files (default $APSPLIT_DATA, else ../shared/data)")
+
+
+def selected_datasets(parser, args):
+    """The dataset names of ``--datasets``; a parser error names unknown ones."""
+    datasets = [name.strip() for name in args.datasets.split(",") if name.strip()]
+    unknown = sorted(set(datasets) - set(DATASETS))
+    if unknown or not datasets:
+        parser.error(f"unknown datasets {unknown}; choose from {', '.join(DATASETS)}")
+    return datasets
+
+
 def report(args, datasets, data_dir=None):
     """Run with parsed ``add_arguments`` options; print the table, write JSON and PNG."""
-    _figure_class()  # fail before the run, not after it, if matplotlib is missing
+    figure_class()  # fail before the run, not after it, if matplotlib is missing
     result = run(datasets, rounds=args.rounds, repeats=args.repeats, depth=args.depth,
                  data_dir=data_dir, quick=args.quick, progress=True)
-    print(format_table(result))
-    write_json(result, args.json)
-    if result["nodes"]:
-        plot(result, args.plot)
-        print(f"\nwrote {args.json} and {args.plot}")
-    else:
-        print(f"\nwrote {args.json} (no results to plot)")
+    publish(result, format_table(result), plot, args.json, args.plot)
     return result
+
+
+def publish(result, table, plot_result, json_path, plot_path):
+    """Print ``table``, write ``result`` as JSON and, if it has nodes, ``plot_result`` it as PNG."""
+    print(table)
+    write_json(result, json_path)
+    if result["nodes"]:
+        plot_result(result, plot_path)
+        print(f"\nwrote {json_path} and {plot_path}")
+    else:
+        print(f"\nwrote {json_path} (no results to plot)")

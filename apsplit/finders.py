@@ -12,7 +12,7 @@ import numpy as np
 
 from . import validation as v
 from .dataset import Dataset
-from .kernels.criteria import BOUNDS, CRITERIA, ERROR, PAPER
+from .kernels.criteria import BOUNDS, CRITERIA
 from .kernels.search import METHODS, run
 from .split import Split
 
@@ -157,9 +157,8 @@ def check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordere
     v.check_dataset(ds)
     y, n_classes = v.check_labels(y, ds.n_rows, n_classes)
     w = v.check_weights(sample_weight, ds.n_rows)
-    crit = v.check_choice(criterion, CRITERIA, "criterion")
-    if v.check_choice(bounds, BOUNDS, "bounds") == PAPER and crit != ERROR:
-        raise ValueError(f"bounds='paper' is implemented for criterion='error' only, not {criterion!r}")
+    v.check_choice(criterion, CRITERIA, "criterion")
+    v.check_choice(bounds, BOUNDS, "bounds")
     rows = v.check_indices(rows, ds.n_rows, "rows")
     features = v.check_indices(features, ds.n_features, "features")
     if weight_ordered:
@@ -193,7 +192,8 @@ def find_split(ds, y, sample_weight=None, criterion="error", method="adaptive", 
     rows, features : int indices of the node's examples / candidate features (default all)
     weight_ordered : True if ``rows`` is already in decreasing weight order
         (as boosting clients keep it); skips the sort, checked in O(n)
-    bounds : "tight" (default) or "paper" (error only): the upper bounds used to prune
+    bounds : "tight" (default) or "paper" (the paper's): the bounds used to prune,
+        stated and proved in ``apsplit.kernels.criteria``
     """
     finder = get_finder(method)
     problem = check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordered, bounds)

@@ -53,13 +53,16 @@ def _counts(problem, target):
     return counts[:, 0].astype(np.int64)
 
 
-def weight_order(ds, y, sample_weight=None, rows=None, features=None, criterion="error"):
+def weight_order(ds, y, sample_weight=None, rows=None, features=None, criterion="error",
+                 bounds="tight"):
     """Weight-order lower bound: n + sum_{k != k*} min{m : LB_k(m) >= E*}.
 
-    When no feature takes two values in the node, every (feature, example)
-    pair must be seen to prove it, and the bound is n * len(features).
+    LB_k is the lower bound of the finders' ``bounds``.  When no feature takes
+    two values in the node, every (feature, example) pair must be seen to
+    prove it, and the bound is n * len(features).
     """
-    return node_weight_order(check_problem(ds, y, sample_weight, criterion, rows, features, False))
+    return node_weight_order(check_problem(ds, y, sample_weight, criterion, rows, features, False,
+                                           bounds))
 
 
 def node_weight_order(problem):

@@ -89,7 +89,7 @@ def test_binary_nodes_match_oracle(node):
 @settings(max_examples=scaled(0.5))
 @given(nodes(sparse=None))
 def test_paper_bounds_match_oracle(node):
-    check_node(node, criteria=("error",), bounds="paper")
+    check_node(node, bounds="paper")
 
 
 @settings(max_examples=scaled(0.5))
@@ -335,8 +335,8 @@ NAN = math.nan
     (dict(method="fastest"), ValueError, "unknown method 'fastest'"),
     (dict(criterion="mse"), ValueError, "unknown criterion 'mse'"),
     (dict(bounds="loose"), ValueError, "unknown bounds 'loose'"),
-    (dict(criterion="entropy", bounds="paper"), ValueError, "bounds='paper'.*'error'"),
-    (dict(criterion="gini", bounds="paper"), ValueError, "bounds='paper'.*'error'"),
+    (dict(criterion="entropy", bounds="Paper"), ValueError, "unknown bounds 'Paper'"),
+    (dict(criterion="gini", bounds=None), ValueError, "unknown bounds None"),
 ])
 def test_find_split_rejects_bad_input(small, overrides, error, match):
     ds, y, w = small

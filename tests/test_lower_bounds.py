@@ -10,12 +10,13 @@ from apsplit import lower_bounds
 from strategies import SPARSE_FORMATS, nodes, scaled
 
 TOL = 1e-9  # scores are normalised by the node weight (see oracle.tolerance)
-SETTINGS = [("error", "tight"), ("error", "paper"), ("entropy", "tight"), ("gini", "tight")]
+SETTINGS = [(criterion, bounds) for criterion in ("error", "entropy", "gini")
+            for bounds in ("tight", "paper")]
 small_nodes = nodes(sparse=None, max_rows=60, max_features=4, max_classes=3)
 
 
-def assessments(ds, node, method, criterion):
-    return apsplit.find_split(ds, node.y, criterion=criterion, method=method,
+def assessments(ds, node, method, criterion, bounds="tight"):
+    return apsplit.find_split(ds, node.y, criterion=criterion, method=method, bounds=bounds,
                               **node.kwargs()).assessments
 
 
@@ -34,12 +35,14 @@ def test_error_bounds_are_ordered(node):
 
 
 @settings(max_examples=scaled(0.3))
-@given(small_nodes, st.sampled_from(["entropy", "gini"]))
-def test_weight_order_bound_holds_for_entropy_and_gini(node, criterion):
+@given(small_nodes, st.sampled_from(SETTINGS))
+def test_weight_order_bound_holds_for_every_criterion_and_bounds(node, setting):
+    criterion, bounds = setting
     ds = apsplit.Dataset(node.matrix())
-    by_weight = lower_bounds.weight_order(ds, node.y, criterion=criterion, **node.kwargs())
-    assert node.n_positive <= by_weight <= assessments(ds, node, "adaptive", criterion)
-    assert by_weight <= assessments(ds, node, "quick", criterion)
+    by_weight = lower_bounds.weight_order(ds, node.y, criterion=criterion, bounds=bounds,
+                                          **node.kwargs())
+    assert node.n_positive <= by_weight <= assessments(ds, node, "adaptive", criterion, bounds)
+    assert by_weight <= assessments(ds, node, "quick", criterion, bounds)
 
 
 def test_constant_features_need_every_assessment():
@@ -47,6 +50,12 @@ def test_constant_features_need_every_assessment():
     y, w = [0, 1, 0, 1, 1], [1.0, 2.0, 0.0, 1.0, 1.0]
     assert lower_bounds.weight_order(ds, y, w) == 4 * 3
     assert lower_bounds.exact(ds, y, w) == 4 * 3
+
+
+def test_weight_order_rejects_unknown_bounds():
+    ds = apsplit.Dataset(np.arange(6.0).reshape(3, 2))
+    with pytest.raises(ValueError, match="unknown bounds 'exact'"):
+        lower_bounds.weight_order(ds, [0, 1, 0], criterion="entropy", bounds="exact")
 
 
 def test_exact_bound_is_for_the_error_criterion_only():
@@ -80,12 +89,18 @@ def assert_brackets(bounds_at_m, score):
     assert ub == score or score - ub <= TOL * max(1.0, abs(ub)), f"score {score} > UB {ub}"
 
 
-@settings(max_examples=scaled(0.3))
-@given(small_nodes, st.data())
-def test_feature_interval_brackets_the_final_score_at_every_prefix(node, data):
+def draw_feature_and_prefixes(node, data):
+    """(weight order, a feature, increasing prefix lengths ending with all the examples)."""
     order = weight_ordered_rows(node.w)
     k = data.draw(st.integers(0, node.X.shape[1] - 1))
     prefixes = sorted(data.draw(st.sets(st.integers(0, order.size), max_size=8)) | {order.size})
+    return order, k, prefixes
+
+
+@settings(max_examples=scaled(0.3))
+@given(small_nodes, st.data())
+def test_feature_interval_brackets_the_final_score_at_every_prefix(node, data):
+    order, k, prefixes = draw_feature_and_prefixes(node, data)
     for criterion, bounds in SETTINGS:
         score, ds = true_score(node.X, node, k, order, criterion)
         intervals = interval(ds, node, k, order, prefixes, criterion, bounds)
@@ -123,6 +138,20 @@ def test_feature_interval_brackets_every_completion_of_the_unseen_examples(node,
                 seen_only = bounds_at_m
             np.testing.assert_array_equal(bounds_at_m, seen_only)
             assert_brackets(seen_only, score)
+
+
+@settings(max_examples=scaled(0.3))
+@given(small_nodes, st.data())
+def test_tight_interval_shares_the_lower_bound_and_is_inside_the_papers(node, data):
+    """Both bounds use the seen value as LB; tight UB <= paper UB (proved in kernels.criteria)."""
+    order, k, prefixes = draw_feature_and_prefixes(node, data)
+    ds = apsplit.Dataset(node.matrix())
+    for criterion in ("error", "entropy", "gini"):
+        tight = interval(ds, node, k, order, prefixes, criterion, "tight")
+        paper = interval(ds, node, k, order, prefixes, criterion, "paper")
+        np.testing.assert_array_equal(tight[:, 0], paper[:, 0])
+        assert np.all(tight[:, 1] <= paper[:, 1] + TOL * np.maximum(1.0, tight[:, 1]))
+        np.testing.assert_array_equal(tight[-1], paper[-1])
 
 
 def test_feature_interval_rejects_bad_prefixes():

@@ -232,10 +232,10 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
         lie outside the seen range).  Superadditivity makes it a lower bound.
     ub: min over splits with both children seen (hence real splits) of an
         upper bound on their final score:
-          paper: f(L) + f(R) + unseen weight          (error only, paper Sec. 3)
+          paper: f(L) + f(R) + the paper's unseen terms (Sec. 3; App. B, Eq. 3)
           tight: f(L) + f(R) + sum_c U_c max(gL_c, gR_c)
         with U_c the unseen weight of class c and g supergradients of f
-        (``criteria.split_value``), both capped by the node's own
+        (``criteria``), both capped by the node's own
         impurity ``parent`` (no split is better than none).  +inf when no
         split has two seen children.  When m == n, lb == ub == exact score.
     """
