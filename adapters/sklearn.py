@@ -1,0 +1,171 @@
+"""scikit-learn estimators over apsplit's exact split finders.
+
+``APTreeClassifier`` is a drop-in for ``DecisionTreeClassifier`` that grows
+its tree with ``apsplit.grow_from_problem``; it takes ``sample_weight``, so
+``AdaBoostClassifier(estimator=APTreeClassifier())`` works unchanged.
+
+How the trees compare with scikit-learn's (``DecisionTreeClassifier`` with
+the same criterion and depth):
+
+- Same leaf rule: a node is split unless it is at ``max_depth``, holds fewer
+  than two examples with positive weight, is pure (one class holds all its
+  weight) or every feature is constant on it.  Zero-weight examples are
+  left out of every node, as scikit-learn does (``n_node_samples`` counts
+  the positive-weight ones).
+- Same thresholds: midpoints of consecutive distinct values, ``x <= t`` left.
+- Ties: apsplit takes the first feature (then the smallest threshold) among
+  the splits within ``1e-10 x node weight`` of the best; scikit-learn visits
+  the features in a random order and keeps the first best it meets.  Where
+  candidate splits tie, both trees reach the same impurity decrease but may
+  split on different features.
+- Precision: scikit-learn casts X to float32 and treats values closer than
+  1e-7 as equal; apsplit bins the float64 values as given.  Data exact in
+  float32 with gaps above 1e-7 (integer pixels, counts, most measured data)
+  gives the same trees.
+- Node ids: apsplit numbers the two children of a node consecutively, so
+  ``apply`` returns other leaf ids than scikit-learn (same partition of X).
+"""
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from apsplit.dataset import Dataset
+from apsplit.finders import check_problem, get_finder
+from apsplit.tree import grow_from_problem
+
+try:
+    from sklearn.utils.validation import validate_data
+except ImportError:  # scikit-learn < 1.6
+    def validate_data(estimator, *args, **kwargs):
+        return estimator._validate_data(*args, **kwargs)
+
+__all__ = ["APTreeClassifier"]
+
+# scikit-learn's criterion names, and apsplit's "error" (weighted misclassification)
+_CRITERIA = {"gini": "gini", "entropy": "entropy", "log_loss": "entropy", "error": "error"}
+_SPARSE = ["csc", "csr"]
+
+
+class APTreeClassifier(ClassifierMixin, BaseEstimator):
+    """A decision tree classifier whose every split is the exact greedy optimum,
+    found by an apsplit finder that assesses few (feature, example) pairs.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "log_loss", "error"}, default="gini"
+        Impurity to minimise; "log_loss" is scikit-learn's alias of "entropy",
+        "error" is the weighted misclassification rate.
+    max_depth : int or None, default=3
+        Depth of the tree; None grows until every leaf is pure or unsplittable.
+    method : str or finder object, default="adaptive"
+        "adaptive", "quick", "exhaustive", another name registered with
+        ``apsplit.register_finder``, or an object with ``find(problem)``.
+        Every method grows the same tree; only the work differs.
+    min_samples_leaf : int, default=1
+        Only 1 is supported: the exact finders search over all splits, so a
+        larger value raises ``ValueError`` at fit time rather than being
+        approximated.
+    bounds : {"tight", "paper"}, default="tight"
+        Upper bounds used to prune; "paper" is for criterion="error" only.
+
+    Attributes
+    ----------
+    classes_, n_classes_, n_features_in_, feature_names_in_ (when X has them)
+    tree_ : apsplit.Tree
+        Flat arrays of the fitted tree; ``tree_.value`` holds class weights.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Weighted impurity decrease per feature, normalised to sum 1 (as in
+        scikit-learn; all zeros when the tree is a single leaf).
+
+    Notes
+    -----
+    All of scikit-learn's estimator checks pass; none is excluded.  See the
+    module docstring for how the trees compare with ``DecisionTreeClassifier``.
+    """
+
+    _parameter_constraints = {
+        "criterion": [StrOptions(set(_CRITERIA))],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "method": [str, HasMethods(["find"])],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "bounds": [StrOptions({"tight", "paper"})],
+    }
+
+    def __init__(self, criterion="gini", max_depth=3, method="adaptive", min_samples_leaf=1,
+                 bounds="tight"):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.method = method
+        self.min_samples_leaf = min_samples_leaf
+        self.bounds = bounds
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on X (array or scipy.sparse, never densified) and labels y."""
+        if self.min_samples_leaf != 1:
+            raise ValueError(
+                f"min_samples_leaf={self.min_samples_leaf} is not supported: apsplit's exact "
+                "finders search all splits; use min_samples_leaf=1 (or limit max_depth)")
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        dataset = Dataset(X)
+        problem = check_problem(dataset, codes, sample_weight, _CRITERIA[self.criterion], None,
+                                None, False, self.bounds, n_classes=self.n_classes_)
+        max_depth = dataset.n_rows if self.max_depth is None else self.max_depth
+        self.tree_ = grow_from_problem(problem, get_finder(self.method), max_depth)
+        return self
+
+    def _check_X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
+
+    def apply(self, X):
+        """Index (in ``tree_``) of the leaf each row of X falls in."""
+        X = self._check_X(X)
+        return self.tree_.apply(X)
+
+    def predict_proba(self, X):
+        """Class weight fractions of each row's leaf, columns in ``classes_`` order."""
+        X = self._check_X(X)
+        return self.tree_.predict_proba(X)
+
+    def predict(self, X):
+        """The heaviest class of each row's leaf (the first in ``classes_`` on ties)."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    @property
+    def feature_importances_(self):
+        check_is_fitted(self)
+        return _importances(self.tree_, _CRITERIA[self.criterion], self.n_features_in_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _importances(tree, criterion, n_features):
+    """TEMPORARY until Tree.feature_importances_ lands from main."""
+    value = tree.value
+    total = value.sum(axis=1)
+    safe = np.where(total > 0, total, 1.0)
+    if criterion == "error":
+        imp = total - value.max(axis=1)
+    elif criterion == "gini":
+        imp = total - (value ** 2).sum(axis=1) / safe
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logs = np.where(value > 0, np.log2(np.where(value > 0, value, 1.0) / safe[:, None]), 0.0)
+        imp = -(value * logs).sum(axis=1)
+    inner = np.flatnonzero(tree.feature >= 0)
+    dec = imp[inner] - imp[tree.children_left[inner]] - imp[tree.children_right[inner]]
+    out = np.bincount(tree.feature[inner], weights=dec, minlength=n_features)
+    return out / out.sum() if out.sum() > 0 else out
