@@ -12,7 +12,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from apsplit import datasets
-from apsplit.adapters.sklearn import APTreeClassifier
+from apsplit.adapters.sklearn import APBoostClassifier, APTreeClassifier
 
 CRITERIA = ("gini", "entropy")
 
@@ -34,7 +34,10 @@ def real():
 
 # ------------------------------------------------------------ estimator checks
 @parametrize_with_checks([APTreeClassifier(),
-                          APTreeClassifier(criterion="entropy", max_depth=None, method="exhaustive")])
+                          APTreeClassifier(criterion="entropy", max_depth=None, method="exhaustive"),
+                          APBoostClassifier(n_estimators=5),
+                          APBoostClassifier(boosting="lazy", n_estimators=5, random_state=0),
+                          APBoostClassifier(boosting="trim", n_estimators=5, criterion="error")])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -51,8 +54,8 @@ def children_impurity(values, criterion):
     return sum(v.sum() * impurity(v, criterion) for v in values) / total
 
 
-def compare_trees(ours, theirs, criterion):
-    """Walk an APTreeClassifier's tree beside a DecisionTreeClassifier's from the root.
+def compare_trees(a, s, criterion):
+    """Walk an apsplit Tree beside a scikit-learn ``tree_`` from the root.
 
     Every pair of nodes reached holds the same examples (count, weight, class
     distribution) and both are leaves or both split.  Where the splits differ,
@@ -62,7 +65,6 @@ def compare_trees(ours, theirs, criterion):
     impurity above machine epsilon; apsplit keeps it a leaf.
     Returns (nodes compared, ties).
     """
-    a, s = ours.tree_, theirs.tree_
     compared, ties = 0, 0
     stack = [(0, 0)]
     while stack:
@@ -102,7 +104,7 @@ def test_same_tree_as_sklearn_without_ties(real, name, criterion):
     and pendigits have one each): identical trees."""
     X, y = real[name]
     ours, theirs = fit_both(X, y, criterion, max_depth=4)
-    assert compare_trees(ours, theirs, criterion) == (theirs.tree_.node_count, 0)
+    assert compare_trees(ours.tree_, theirs.tree_, criterion) == (theirs.tree_.node_count, 0)
     assert ours.tree_.node_count == theirs.tree_.node_count
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
     np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_, atol=1e-12)
@@ -116,7 +118,7 @@ def test_deep_trees_reach_sklearn_impurity_at_every_tie(real, name, max_depth, f
     X, y = real[name]
     X = X if fmt is None else X.asformat(fmt)
     ours, theirs = fit_both(X, y, criterion, max_depth)
-    compared, ties = compare_trees(ours, theirs, criterion)
+    compared, ties = compare_trees(ours.tree_, theirs.tree_, criterion)
     assert compared >= 15, "the walk stopped above depth 3"
 
 
@@ -127,12 +129,13 @@ def test_boosting_weights_and_zero_weights_match_sklearn(real, criterion):
     w[::7] = 0.0
     ours, theirs = fit_both(X, y, criterion, max_depth=5, sample_weight=w)
     assert ours.tree_.n_node_samples[0] == np.count_nonzero(w)
-    compare_trees(ours, theirs, criterion)
+    compare_trees(ours.tree_, theirs.tree_, criterion)
 
 
-def adaboost(estimator):
+def adaboost(estimator, n_estimators=20):
     kwargs = {"algorithm": "SAMME"} if "algorithm" in inspect.signature(AdaBoostClassifier).parameters else {}
-    return AdaBoostClassifier(estimator=estimator, n_estimators=20, random_state=0, **kwargs)
+    return AdaBoostClassifier(estimator=estimator, n_estimators=n_estimators, random_state=0,
+                              **kwargs)
 
 
 @pytest.mark.parametrize("name, criterion", [("satimage", "gini"), ("pendigits", "gini"),
@@ -144,9 +147,30 @@ def test_adaboost_same_staged_errors_as_sklearn(real, name, criterion):
     theirs = adaboost(DecisionTreeClassifier(criterion=criterion, max_depth=3)).fit(X, y)
     assert len(ours.estimators_) == len(theirs.estimators_) == 20
     for a, s in zip(ours.estimators_, theirs.estimators_):
-        compare_trees(a, s, criterion)
+        compare_trees(a.tree_, s.tree_, criterion)
     np.testing.assert_array_equal(list(ours.staged_score(X, y)), list(theirs.staged_score(X, y)))
     np.testing.assert_allclose(ours.estimator_weights_, theirs.estimator_weights_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("name, criterion, max_depth", [("satimage", "gini", 3),
+                                                        ("pendigits", "entropy", 3),
+                                                        ("pendigits", "gini", 1)])
+def test_apboost_same_staged_errors_as_sklearn_adaboost(real, name, criterion, max_depth):
+    X, y = real[name]
+    X, y = X[:2000], y[:2000]
+    ours = APBoostClassifier(n_estimators=20, criterion=criterion, max_depth=max_depth).fit(X, y)
+    theirs = adaboost(DecisionTreeClassifier(criterion=criterion, max_depth=max_depth)).fit(X, y)
+    np.testing.assert_allclose([h["train_error"] for h in ours.history_],
+                               [1 - s for s in theirs.staged_score(X, y)], atol=1e-12)
+    for mine, sklearn in zip(ours.staged_predict(X), theirs.staged_predict(X)):
+        np.testing.assert_array_equal(mine, sklearn)
+    np.testing.assert_allclose(ours.estimator_weights_, theirs.estimator_weights_, rtol=1e-9)
+    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-9)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-9)
+    ties = sum(compare_trees(a, s.tree_, criterion)[1]
+               for a, s in zip(ours.booster_.trees_, theirs.estimators_))
+    if ties == 0:  # a tie may split on another feature: same predictions, other importances
+        np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_, atol=1e-9)
 
 
 # ------------------------------------------------------------------ behaviour
@@ -240,3 +264,36 @@ def test_input_errors():
         APTreeClassifier(criterion="gini", bounds="paper").fit(X, y)
     with pytest.raises(ValueError, match="non-negative"):
         APTreeClassifier().fit(X, y, -np.ones(len(y)))
+
+
+@pytest.mark.parametrize("fmt", [None, "csr"])
+def test_apboost_clients_see_their_share(fmt):
+    X, y = small_problem(seed=4)
+    X = X if fmt is None else sp.csr_matrix(X)
+    lazy = APBoostClassifier(boosting="lazy", n_estimators=8, feature_fraction=0.4,
+                             random_state=0).fit(X, y)
+    assert {h["n_features"] for h in lazy.history_} == {2}
+    trim = APBoostClassifier(boosting="trim", n_estimators=8, mass=0.5).fit(X, y)
+    assert all(h["n_rows"] < len(y) for h in trim.history_[1:])
+    for model in (lazy, trim):
+        stages = list(model.staged_decision_function(X))
+        assert len(stages) == len(model.estimator_weights_) == len(model.history_)
+        np.testing.assert_allclose(stages[-1], model.decision_function(X))
+        np.testing.assert_array_equal(list(model.staged_predict(X))[-1], model.predict(X))
+        assert set(model.predict(X)) <= {"cat", "dog", "eel"}
+        again = pickle.loads(pickle.dumps(model))
+        np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
+
+
+def test_apboost_input_errors():
+    X, y = small_problem()
+    with pytest.raises(NotFittedError):
+        APBoostClassifier().decision_function(X)
+    with pytest.raises(ValueError, match="one class"):
+        APBoostClassifier().fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="boosting"):
+        APBoostClassifier(boosting="gradient").fit(X, y)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        APBoostClassifier().fit(np.full_like(X, np.nan), y)
+    with pytest.raises(ValueError, match="features"):
+        APBoostClassifier(n_estimators=3).fit(X, y).predict(X[:, :2])
