@@ -19,16 +19,18 @@ LB_k >= E*).  A rounding allowance of TOL * node weight is granted to E*.
 """
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from .finders import check_problem
+from .tree import node_orders
 from .kernels.criteria import BOUNDS, CRITERIA
 from .kernels.probe import run_probe
 from .kernels.search import METHODS, TOL, run
 
-__all__ = ["weight_order", "exact", "feature_interval"]
+__all__ = ["weight_order", "exact", "node_weight_order", "node_exact", "tree_bound", "feature_interval"]
 
 
 def _kernel_args(problem):
@@ -57,7 +59,11 @@ def weight_order(ds, y, sample_weight=None, rows=None, features=None, criterion=
     When no feature takes two values in the node, every (feature, example)
     pair must be seen to prove it, and the bound is n * len(features).
     """
-    problem = check_problem(ds, y, sample_weight, criterion, rows, features, False)
+    return node_weight_order(check_problem(ds, y, sample_weight, criterion, rows, features, False))
+
+
+def node_weight_order(problem):
+    """``weight_order`` of a validated Problem."""
     n, F = problem.order.size, problem.features.size
     pos, score, node_weight = _optimum(problem)
     if pos < 0:
@@ -98,9 +104,15 @@ def exact(ds, y, sample_weight=None, rows=None, features=None, criterion="error"
     used.  Cost grows quickly with the node size: meant for nodes of up to a
     few thousand examples.
     """
-    if criterion != "error":
-        raise ValueError(f"the exact bound is an integer program over the error criterion; got {criterion!r}")
     problem = check_problem(ds, y, sample_weight, criterion, rows, features, False)
+    return node_exact(problem, time_limit)
+
+
+def node_exact(problem, time_limit=10.0):
+    """``exact`` of a validated Problem."""
+    if problem.criterion != "error":
+        raise ValueError("the exact bound is an integer program over the error criterion; "
+                         f"got {problem.criterion!r}")
     n, F = problem.order.size, problem.features.size
     pos, score, node_weight = _optimum(problem)
     if pos < 0:
@@ -116,6 +128,22 @@ def exact(ds, y, sample_weight=None, rows=None, features=None, criterion="error"
         total += _min_cover(ds.column_codes(k, order), y_ord, w_ord / node_weight,
                             problem.n_classes, target / node_weight, time_limit)
     return int(total)
+
+
+NODE_BOUNDS = {"weight_order": node_weight_order, "exact": node_exact}
+
+
+def tree_bound(problem, tree, kind="weight_order", **options):
+    """Sum of a node bound over the nodes a tree's growth called the finder on.
+
+    ``problem`` is the tree's root problem (rows in weight order); each node's
+    rows are recovered by replaying the splits.  Compare with ``tree.assessments``.
+    """
+    if kind not in NODE_BOUNDS:
+        raise ValueError(f"unknown lower bound {kind!r}; choose from {sorted(NODE_BOUNDS)}")
+    bound = NODE_BOUNDS[kind]
+    return sum(bound(replace(problem, order=order), **options)
+               for _, order in node_orders(tree, problem))
 
 
 def feature_interval(ds, y, sample_weight, feature, prefixes, rows=None, criterion="error",

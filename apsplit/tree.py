@@ -7,7 +7,7 @@ from . import validation as v
 from .dataset import Dataset
 from .finders import Problem, check_problem, get_finder
 
-__all__ = ["Tree", "grow_tree", "grow_from_problem"]
+__all__ = ["Tree", "grow_tree", "grow_from_problem", "node_orders", "node_impurity"]
 
 LEAF = -1
 
@@ -22,8 +22,10 @@ class Tree:
     node_assessments               assessments spent splitting the node (0 at leaves)
     """
 
-    def __init__(self, n_classes):
+    def __init__(self, n_classes, n_features, criterion="error"):
         self.n_classes = n_classes
+        self.n_features = n_features
+        self.criterion = criterion
         self._rows = []
 
     def _add(self, value, n_samples):
@@ -51,6 +53,21 @@ class Tree:
     def assessments(self):
         """Total (feature, example) assessments spent growing the tree."""
         return int(self.node_assessments.sum())
+
+    @property
+    def feature_importances_(self):
+        """Impurity decrease (``criterion``, weighted) per feature, normalised to sum 1.
+
+        Like scikit-learn's: the sum over the nodes split on k of
+        f(node) - f(left) - f(right), f the impurity in weight units.
+        """
+        impurity = node_impurity(self.value, self.criterion)
+        inner = np.flatnonzero(self.feature != LEAF)
+        decrease = (impurity[inner] - impurity[self.children_left[inner]]
+                    - impurity[self.children_right[inner]])
+        importances = np.bincount(self.feature[inner], weights=decrease, minlength=self.n_features)
+        total = importances.sum()
+        return importances / total if total > 0 else importances
 
     @property
     def max_depth(self):
@@ -95,11 +112,43 @@ class Tree:
         return value / np.maximum(value.sum(axis=1, keepdims=True), np.finfo(float).tiny)
 
 
+def node_impurity(value, criterion):
+    """f(class weights) of every row of ``value``, in weight units (see kernels.criteria)."""
+    value = np.maximum(value, 0.0)
+    total = value.sum(axis=1)
+    safe = np.where(total > 0, total, 1.0)
+    if criterion == "error":
+        return total - value.max(axis=1)
+    if criterion == "gini":
+        return np.maximum(total - (value ** 2).sum(axis=1) / safe, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.where(value > 0, np.log2(np.where(value > 0, value, 1.0) / safe[:, None]), 0.0)
+    return np.maximum(-(value * logs).sum(axis=1), 0.0)
+
+
+def node_orders(tree, problem):
+    """(node, rows in weight order) of every node the finder was called on.
+
+    Replays the growth: each child keeps its parent's order (stable partition).
+    """
+    ds = problem.dataset
+    stack = [(0, problem.order)]
+    while stack:
+        node, order = stack.pop()
+        if tree.node_assessments[node] > 0:
+            yield node, order
+        k = tree.feature[node]
+        if k != LEAF:
+            goes_left = ds.column_codes(k, order) <= tree.left_rank[node]
+            stack.append((tree.children_right[node], order[~goes_left]))
+            stack.append((tree.children_left[node], order[goes_left]))
+
+
 def grow_from_problem(problem, finder, max_depth):
     """Grow a tree from a validated root Problem (its order is kept by every child)."""
     ds, y, w = problem.dataset, problem.y, problem.sample_weight
     C = problem.n_classes
-    tree = Tree(C)
+    tree = Tree(C, ds.n_features, problem.criterion)
 
     def class_weights(order):
         return np.bincount(y[order], weights=w[order], minlength=C)

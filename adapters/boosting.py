@@ -1,0 +1,390 @@
+"""Boosting loops that call an apsplit finder once per tree node.
+
+A round: take the current weights (their order kept from the last round) ->
+grow a tree with the chosen finder on the round's rows and features ->
+weight it by alpha -> update the weights and restore their order by one O(n)
+merge (``apsplit.kernels.order``).  Only the first round sorts.
+
+Clients differ only in what the finder sees each round:
+
+AdaBoost             every example with positive weight, every feature
+LazyBoost            a uniformly random subset of the features (Escudero et al. 2001)
+WeightTrimmingBoost  the heaviest examples holding a fraction ``mass`` of the
+                     weight (Friedman et al. 1998): a prefix of the weight order
+
+Conventions (C classes, weighted error e of the round's tree on all examples):
+
+algorithm="samme"     alpha = lr (ln((1-e)/e) + ln(C-1)), misclassified weights
+                      times exp(alpha): scikit-learn's AdaBoostClassifier
+algorithm="textbook"  alpha = lr (ln((1-e)/e) + ln(C-1)) / 2: for two classes
+                      Freund & Schapire's alpha = 1/2 ln((1-e)/e), weights times
+                      exp(-alpha y h(x)); half of SAMME's alpha, same weights
+
+Each alpha is the line-search minimiser, along the new tree, of the
+exponential loss  L(alpha) = sum_i w0_i exp(-sum_t alpha_t m_it)  with margin
+m_it = s (1[h_t(x_i) = y_i] - 1/C), s = 1 (samme) or 2 (textbook): for two
+classes, exp(-y F(x) / 2) resp. exp(-y F(x)).  ``refit_weights=True`` then
+minimises L over all alphas jointly (convex; L-BFGS on log L, from the
+greedy alphas, so the loss never rises).
+
+Stopping rules (``stopping=``):
+
+"sklearn"   scikit-learn's code: a perfect tree (e = 0) gets alpha = 1 and
+            ends boosting; a tree with e >= 1 - 1/C is dropped and ends it
+            (an error if it is the first); weights are floored at machine
+            epsilon each round (rows of weight 0 stay 0).  For C > 2 a tree
+            with 1/2 <= e < 1 - 1/C is kept with a positive alpha.
+"textbook"  stop when e reaches 1/2 (that tree is dropped) or 0 (that tree
+            is kept with an alpha larger than the sum of all earlier |alpha|,
+            so the ensemble agrees with it).
+"none"      keep going whatever e: a tree with e >= 1 - 1/C gets a
+            non-positive alpha; only e = 0 (infinite alpha) ends boosting,
+            as in "textbook".
+"""
+
+import math
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from scipy.special import logsumexp, softmax
+from sklearn.utils import check_random_state
+
+from .. import lower_bounds
+from .. import validation as v
+from ..dataset import Dataset
+from ..finders import Problem, check_problem, get_finder
+from ..kernels.criteria import BOUNDS, CRITERIA
+from ..kernels.order import merge_groups
+from ..tree import grow_from_problem
+
+__all__ = ["Boosting", "AdaBoost", "LazyBoost", "WeightTrimmingBoost"]
+
+ALGORITHMS = {"samme": 1.0, "textbook": 2.0}  # s: margin scale; alpha_textbook = alpha_samme / 2
+STOPPING = ("sklearn", "textbook", "none")
+LOWER_BOUNDS = ("weight_order", "exact")
+
+
+class _TimedFinder:
+    """A finder that adds the wall time of its calls to ``seconds``."""
+
+    def __init__(self, finder):
+        self.finder = finder
+        self.seconds = 0.0
+
+    def find(self, problem):
+        start = time.perf_counter()
+        split = self.finder.find(problem)
+        self.seconds += time.perf_counter() - start
+        return split
+
+
+class Boosting:
+    """Base of the boosting clients (see the module docstring for the conventions).
+
+    n_rounds            number of boosting rounds (trees), at most
+    max_depth           depth of each tree (1: stumps)
+    criterion           split criterion of the trees: "error" | "entropy" | "gini"
+    method              a registered finder name or a finder object
+    learning_rate       shrinks every alpha
+    algorithm           "samme" | "textbook"
+    stopping            "sklearn" | "textbook" | "none"
+    refit_weights       re-fit all alphas jointly after the last round
+    track_lower_bounds  names among "weight_order", "exact": lower bounds on
+                        the round's assessments, recorded in ``history_``
+    exact_rounds        1-based rounds at which "exact" is computed (None: all;
+                        it solves integer programs, so sample a few)
+    exact_time_limit    seconds per feature's integer program
+    random_state        seed or RandomState for the clients that sample
+    bounds              "tight" | "paper": the bounds the finder prunes with
+
+    After ``fit``: ``classes_``, ``trees_`` (apsplit.Tree, predicting class
+    codes), ``estimator_weights_``, ``estimator_errors_``, ``history_`` (one
+    dict per round: round, assessments, seconds (in the finder),
+    round_seconds, n_rows, n_features, weighted_error, alpha, train_error,
+    sorted (whether the round sorted the examples), and the lower bounds
+    asked for), ``refit_`` (losses before/after when ``refit_weights``).
+    """
+
+    def __init__(self, n_rounds=100, max_depth=1, criterion="error", method="adaptive",
+                 learning_rate=1.0, algorithm="samme", stopping="sklearn", refit_weights=False,
+                 track_lower_bounds=(), exact_rounds=None, exact_time_limit=10.0,
+                 random_state=None, bounds="tight"):
+        self.n_rounds = v.check_positive_int(n_rounds, "n_rounds")
+        self.max_depth = v.check_positive_int(max_depth, "max_depth")
+        v.check_choice(criterion, CRITERIA, "criterion")
+        self.criterion = criterion
+        self.finder = get_finder(method)
+        self.method = method
+        if not (isinstance(learning_rate, (int, float)) and learning_rate > 0
+                and math.isfinite(learning_rate)):
+            raise ValueError(f"learning_rate must be a positive number, got {learning_rate!r}")
+        self.learning_rate = float(learning_rate)
+        self.algorithm = _check_option(algorithm, ALGORITHMS, "algorithm")
+        self.stopping = _check_option(stopping, STOPPING, "stopping")
+        self.refit_weights = bool(refit_weights)
+        tracked = (track_lower_bounds,) if isinstance(track_lower_bounds, str) else track_lower_bounds
+        self.track_lower_bounds = tuple(_check_option(b, LOWER_BOUNDS, "lower bound")
+                                        for b in (tracked or ()))
+        if "exact" in self.track_lower_bounds and criterion != "error":
+            raise ValueError("the exact lower bound is defined for criterion='error' only")
+        self.exact_rounds = None if exact_rounds is None else {int(r) for r in exact_rounds}
+        self.exact_time_limit = float(exact_time_limit)
+        self.random_state = random_state
+        v.check_choice(bounds, BOUNDS, "bounds")
+        self.bounds = bounds
+
+    # -- what the finder sees each round (overridden by the clients) ------------------
+    def _round_rows(self, order, w):
+        return order
+
+    def _round_features(self, n_features, rng):
+        return np.arange(n_features, dtype=np.int64)
+
+    # -- fitting ---------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Boost on X (array, scipy.sparse or apsplit.Dataset), labels y (any values)."""
+        ds = X if isinstance(X, Dataset) else Dataset(X)
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != ds.n_rows:
+            raise ValueError(f"y must be 1-D with one label per row of X ({ds.n_rows}), "
+                             f"got shape {y.shape}")
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        C = self.classes_.size
+        if C < 2:
+            raise ValueError(f"boosting needs at least two classes in y, got {C}")
+        w0 = v.check_weights(sample_weight, ds.n_rows)
+        if not w0.sum() > 0:
+            raise ValueError("all sample weights are zero")
+        w0 = w0 / w0.sum()
+        root = check_problem(ds, codes, w0, self.criterion, None, None, False, self.bounds, C)
+        self.n_features_in_ = ds.n_features
+        self._fit_rounds(ds, root, codes, w0)
+        if self.refit_weights:
+            self._refit(ds, codes, w0)
+        return self
+
+    def _fit_rounds(self, ds, root, codes, w0):
+        C, s = root.n_classes, ALGORITHMS[self.algorithm]
+        rng = check_random_state(self.random_state)
+        w, order = w0.copy(), root.order
+        zero = w0 == 0
+        votes = np.zeros((ds.n_rows, C))  # sum_t alpha_t (1[h_t = k] - 1[h_t != k] / (C-1))
+        self.trees_, alphas, errors, self.history_ = [], [], [], []
+        for t in range(self.n_rounds):
+            start = time.perf_counter()
+            if self.stopping == "sklearn":  # scikit-learn floors the weights at eps
+                np.maximum(w, np.finfo(float).eps, out=w)
+                w[zero] = 0.0
+            n_positive = np.count_nonzero(w[order] > 0)
+            problem = Problem(ds, codes, w, self._round_rows(order[:n_positive], w),
+                              self._round_features(ds.n_features, rng), C, self.criterion,
+                              self.bounds)
+            finder = _TimedFinder(self.finder)
+            tree = grow_from_problem(problem, finder, self.max_depth)
+            predicted = tree.predict(ds)
+            miss = predicted != codes
+            err = float(w[miss].sum() / w.sum())
+            alpha, keep, stop = self._alpha(err, C, alphas)
+            if not keep:
+                if not self.trees_:
+                    raise ValueError(f"the first tree's weighted error {err:.4g} is no better than "
+                                     "chance: the ensemble cannot be fit")
+                break
+            if not stop and t < self.n_rounds - 1:
+                w = w * np.exp(s * alpha * miss)
+                w /= w.sum()
+                order = merge_groups(order, w, miss)
+            seconds = time.perf_counter() - start
+            self.trees_.append(tree)
+            alphas.append(alpha)
+            errors.append(err)
+            votes += np.where(np.arange(C) == predicted[:, None], alpha, -alpha / (C - 1))
+            record = {"round": t + 1, "assessments": tree.assessments, "seconds": finder.seconds,
+                      "round_seconds": seconds, "n_rows": int(problem.order.size),
+                      "n_features": int(problem.features.size), "weighted_error": err,
+                      "alpha": alpha, "train_error": _error(_vote(votes), codes, w0),
+                      "sorted": t == 0}
+            record.update(self._round_bounds(t + 1, problem, tree))
+            self.history_.append(record)
+            if stop:
+                break
+        self.estimator_weights_ = np.array(alphas)
+        self.estimator_errors_ = np.array(errors)
+
+    def _alpha(self, err, C, alphas):
+        """(alpha, keep the tree, stop after it) for a tree of weighted error ``err``."""
+        if err >= 1.0:  # every example misclassified: alpha would be -inf
+            return 0.0, False, True
+        if err <= 0.0:
+            if self.stopping == "sklearn":
+                return 1.0, True, True
+            return 1.0 + float(np.abs(alphas).sum()), True, True
+        chance = 0.5 if self.stopping == "textbook" else 1.0 - 1.0 / C
+        if err >= chance and self.stopping != "none":
+            return 0.0, False, True
+        alpha = self.learning_rate * (math.log((1.0 - err) / err) + math.log(C - 1))
+        return alpha / ALGORITHMS[self.algorithm], True, False
+
+    def _round_bounds(self, round_number, problem, tree):
+        bounds = {}
+        for kind in self.track_lower_bounds:
+            if kind == "exact":
+                if self.exact_rounds is not None and round_number not in self.exact_rounds:
+                    continue
+                bounds[kind] = lower_bounds.tree_bound(problem, tree, kind,
+                                                       time_limit=self.exact_time_limit)
+            else:
+                bounds[kind] = lower_bounds.tree_bound(problem, tree, kind)
+        return bounds
+
+    # -- joint re-fit of the alphas ----------------------------------------------------
+    def exponential_loss(self, X=None, y=None, sample_weight=None, weights=None):
+        """L(alpha) (module docstring) on the training data, or on (X, y, sample_weight)."""
+        margins, log_w0 = self._margins(X, y, sample_weight)
+        alphas = self.estimator_weights_ if weights is None else np.asarray(weights, float)
+        return float(np.exp(logsumexp(log_w0 - margins @ alphas)))
+
+    def _margins(self, X, y, sample_weight):
+        if X is None:
+            X, y, w0 = self._train
+        else:
+            codes = np.searchsorted(self.classes_, np.asarray(y))
+            w0 = v.check_weights(sample_weight, codes.size)
+            X, y, w0 = X, codes, w0 / w0.sum()
+        C, s = self.classes_.size, ALGORITHMS[self.algorithm]
+        correct = np.column_stack([tree.predict(X) == y for tree in self.trees_])
+        with np.errstate(divide="ignore"):
+            return s * (correct - 1.0 / C), np.log(w0)
+
+    def _refit(self, ds, codes, w0):
+        self._train = (ds, codes, w0)
+        margins, log_w0 = self._margins(None, None, None)
+
+        def log_loss(alphas):
+            z = log_w0 - margins @ alphas
+            return logsumexp(z), -margins.T @ softmax(z)
+
+        greedy = self.estimator_weights_
+        result = minimize(log_loss, greedy, jac=True, method="L-BFGS-B")
+        refit = result.x if result.fun <= log_loss(greedy)[0] else greedy
+        self.refit_ = {"loss_before": float(np.exp(log_loss(greedy)[0])),
+                       "loss_after": float(np.exp(log_loss(refit)[0])),
+                       "greedy_weights": greedy, "converged": bool(result.success)}
+        self.estimator_weights_ = refit
+        del self._train
+
+    # -- prediction ------------------------------------------------------------------
+    def _check_X(self, X):
+        if not hasattr(self, "trees_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+        if isinstance(X, Dataset):
+            raise TypeError("predict on raw X (array or scipy.sparse), not on a Dataset")
+        if sp.issparse(X):
+            X = sp.csc_matrix(X)
+        else:
+            X = np.asarray(X, dtype=np.float64)
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, the model was fit on {self.n_features_in_}")
+        return X
+
+    def staged_decision_function(self, X):
+        """decision_function after each round (scikit-learn's normalisation)."""
+        X = self._check_X(X)
+        C = self.classes_.size
+        votes = np.zeros((X.shape[0], C))
+        norm = 0.0
+        for tree, alpha in zip(self.trees_, self.estimator_weights_):
+            votes += np.where(np.arange(C) == tree.predict(X)[:, None], alpha, -alpha / (C - 1))
+            norm += alpha
+            yield _decision(votes / norm if norm != 0 else votes)
+
+    def decision_function(self, X):
+        """sum_t alpha_t (1[h_t = k] - 1[h_t != k]/(C-1)) / sum_t alpha_t; for two classes
+        the difference of the two columns (positive: ``classes_[1]``)."""
+        result = None
+        for result in self.staged_decision_function(X):
+            pass
+        return result
+
+    def staged_predict(self, X):
+        for decision in self.staged_decision_function(X):
+            yield self.classes_[_vote(decision)]
+
+    def predict(self, X):
+        return self.classes_[_vote(self.decision_function(X))]
+
+    def predict_proba(self, X):
+        """scikit-learn's SAMME probabilities: softmax of the decision / (C - 1)."""
+        decision = self.decision_function(X)
+        C = self.classes_.size
+        if C == 2:
+            decision = np.column_stack([-decision, decision]) / 2
+        else:
+            decision = decision / (C - 1)
+        return softmax(decision, axis=1)
+
+    @property
+    def feature_importances_(self):
+        """sum_t alpha_t importances(tree_t) / sum_t alpha_t."""
+        alphas = self.estimator_weights_
+        total = sum(a * tree.feature_importances_ for a, tree in zip(alphas, self.trees_))
+        return total / alphas.sum()
+
+    def __repr__(self):
+        return f"{type(self).__name__}(n_rounds={self.n_rounds}, max_depth={self.max_depth}, " \
+               f"criterion={self.criterion!r}, method={self.method!r})"
+
+
+class AdaBoost(Boosting):
+    """Discrete AdaBoost (two classes) / SAMME (more), every example and feature each round."""
+
+
+class LazyBoost(Boosting):
+    """AdaBoost whose finder sees round(feature_fraction * K) (at least 1) random features a round."""
+
+    def __init__(self, feature_fraction=0.5, **options):
+        self.feature_fraction = v.check_fraction(feature_fraction, "feature_fraction")
+        super().__init__(**options)
+
+    def _round_features(self, n_features, rng):
+        size = max(1, int(round(self.feature_fraction * n_features)))
+        return np.sort(rng.choice(n_features, size=size, replace=False)).astype(np.int64)
+
+
+class WeightTrimmingBoost(Boosting):
+    """AdaBoost whose finder sees the fewest heaviest examples holding ``mass`` of the weight."""
+
+    def __init__(self, mass=0.9, **options):
+        self.mass = v.check_fraction(mass, "mass")
+        super().__init__(**options)
+
+    def _round_rows(self, order, w):
+        held = np.cumsum(w[order])
+        return order[: int(np.searchsorted(held, self.mass * held[-1])) + 1]
+
+
+def _check_option(value, choices, what):
+    if value not in choices:
+        raise ValueError(f"unknown {what} {value!r}; choose from {sorted(choices)}")
+    return value
+
+
+def _decision(votes):
+    return votes[:, 1] - votes[:, 0] if votes.shape[1] == 2 else votes
+
+
+def _vote(decision):
+    """Class codes from a decision (2 classes: 1-D, positive -> 1; else argmax)."""
+    if decision.ndim == 1:
+        return (decision > 0).astype(np.int64)
+    if decision.shape[1] == 2:
+        return (decision[:, 1] - decision[:, 0] > 0).astype(np.int64)
+    return np.argmax(decision, axis=1)
+
+
+def _error(predicted, codes, w0):
+    return float(w0[predicted != codes].sum())
