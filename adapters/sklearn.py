@@ -168,7 +168,7 @@ class APTreeClassifier(_Classifier):
     @property
     def feature_importances_(self):
         check_is_fitted(self)
-        return _importances(self.tree_, _CRITERIA[self.criterion], self.n_features_in_)
+        return self.tree_.feature_importances_
 
 
 class APBoostClassifier(_Classifier):
@@ -284,21 +284,3 @@ class APBoostClassifier(_Classifier):
         check_is_fitted(self)
         return self.booster_.feature_importances_
 
-
-def _importances(tree, criterion, n_features):
-    """TEMPORARY until Tree.feature_importances_ lands from main."""
-    value = tree.value
-    total = value.sum(axis=1)
-    safe = np.where(total > 0, total, 1.0)
-    if criterion == "error":
-        imp = total - value.max(axis=1)
-    elif criterion == "gini":
-        imp = total - (value ** 2).sum(axis=1) / safe
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            logs = np.where(value > 0, np.log2(np.where(value > 0, value, 1.0) / safe[:, None]), 0.0)
-        imp = -(value * logs).sum(axis=1)
-    inner = np.flatnonzero(tree.feature >= 0)
-    dec = imp[inner] - imp[tree.children_left[inner]] - imp[tree.children_right[inner]]
-    out = np.bincount(tree.feature[inner], weights=dec, minlength=n_features)
-    return out / out.sum() if out.sum() > 0 else out
