@@ -128,7 +128,7 @@ def node_exact(problem, time_limit=10.0):
     for f, k in enumerate(problem.features):
         if f == pos or counts[f] == 0:
             continue
-        total += _min_cover(ds.column_codes(k, order), y_ord, w_ord / node_weight,
+        total += _min_cover(problem.dataset.column_codes(k, order), y_ord, w_ord / node_weight,
                             problem.n_classes, target / node_weight, time_limit)
     return int(total)
 

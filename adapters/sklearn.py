@@ -1,0 +1,286 @@
+"""scikit-learn estimators over apsplit's exact split finders.
+
+``APTreeClassifier`` is a drop-in for ``DecisionTreeClassifier`` that grows
+its tree with ``apsplit.grow_from_problem``; it takes ``sample_weight``, so
+``AdaBoostClassifier(estimator=APTreeClassifier())`` works unchanged.
+``APBoostClassifier`` translates scikit-learn parameters to the boosting
+clients of ``apsplit.adapters`` and nothing more.
+
+How the trees compare with scikit-learn's (``DecisionTreeClassifier`` with
+the same criterion and depth):
+
+- Same leaf rule: a node is split unless it is at ``max_depth``, holds fewer
+  than two examples with positive weight, is pure (one class holds all its
+  weight) or every feature is constant on it.  Zero-weight examples are
+  left out of every node, as scikit-learn does (``n_node_samples`` counts
+  the positive-weight ones).  Two rounding-level exceptions: scikit-learn
+  splits a pure node whose computed impurity rounds above machine epsilon
+  (its children predict the same class), and keeps as a leaf a node whose
+  minority classes hold less than about 1e-16 of its weight; apsplit
+  decides purity from the class weights exactly.
+- Same thresholds: midpoints of consecutive distinct values, ``x <= t`` left.
+- Ties: apsplit takes the first feature (then the smallest threshold) among
+  the splits within ``1e-10 x node weight`` of the best; scikit-learn visits
+  the features in a random order and keeps the first best it meets.  Where
+  candidate splits tie, both trees reach the same impurity decrease but may
+  split on different features.
+- Precision: scikit-learn casts X to float32 and treats values closer than
+  1e-7 as equal; apsplit bins the float64 values as given.  Data exact in
+  float32 with gaps above 1e-7 (integer pixels, counts, most measured data)
+  gives the same trees.
+- Node ids: apsplit numbers the two children of a node consecutively, so
+  ``apply`` returns other leaf ids than scikit-learn (same partition of X).
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from .boosting import AdaBoost, LazyBoost, WeightTrimmingBoost
+from ..dataset import Dataset
+from ..finders import check_problem, get_finder
+from ..tree import grow_from_problem
+
+try:
+    from sklearn.utils.validation import validate_data
+except ImportError:  # scikit-learn < 1.6
+    def validate_data(estimator, *args, **kwargs):
+        return estimator._validate_data(*args, **kwargs)
+
+__all__ = ["APTreeClassifier", "APBoostClassifier"]
+
+# scikit-learn's criterion names, and apsplit's "error" (weighted misclassification)
+_CRITERIA = {"gini": "gini", "entropy": "entropy", "log_loss": "entropy", "error": "error"}
+_SPARSE = ["csc", "csr"]
+_CLIENTS = {"adaboost": AdaBoost, "lazy": LazyBoost, "trim": WeightTrimmingBoost}
+_COMMON_CONSTRAINTS = {
+    "criterion": [StrOptions(set(_CRITERIA))],
+    "method": [str, HasMethods(["find"])],
+    "bounds": [StrOptions({"tight", "paper"})],
+}
+
+
+class _Classifier(ClassifierMixin, BaseEstimator):
+    """Input validation shared by the estimators: X finite, dense or CSC/CSR (kept sparse)."""
+
+    def _validate_fit(self, X, y):
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
+        check_classification_targets(y)
+        return X, y
+
+    def _check_X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class APTreeClassifier(_Classifier):
+    """A decision tree classifier whose every split is the exact greedy optimum,
+    found by an apsplit finder that assesses few (feature, example) pairs.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "log_loss", "error"}, default="gini"
+        Impurity to minimise; "log_loss" is scikit-learn's alias of "entropy",
+        "error" is the weighted misclassification rate.
+    max_depth : int or None, default=3
+        Depth of the tree; None grows until every leaf is pure or unsplittable.
+    method : str or finder object, default="adaptive"
+        "adaptive", "quick", "exhaustive", another name registered with
+        ``apsplit.register_finder``, or an object with ``find(problem)``.
+        Every method grows the same tree; only the work differs.
+    min_samples_leaf : int, default=1
+        Only 1 is supported: the exact finders search over all splits, so a
+        larger value raises ``ValueError`` at fit time rather than being
+        approximated.
+    bounds : {"tight", "paper"}, default="tight"
+        Upper bounds used to prune; "paper" is for criterion="error" only.
+
+    Attributes
+    ----------
+    classes_, n_classes_, n_features_in_, feature_names_in_ (when X has them)
+    tree_ : apsplit.Tree
+        Flat arrays of the fitted tree; ``tree_.value`` holds class weights.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Weighted impurity decrease per feature, normalised to sum 1 (as in
+        scikit-learn; all zeros when the tree is a single leaf).
+
+    Notes
+    -----
+    All of scikit-learn's estimator checks pass; none is excluded.  See the
+    module docstring for how the trees compare with ``DecisionTreeClassifier``.
+    """
+
+    _parameter_constraints = {
+        **_COMMON_CONSTRAINTS,
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, criterion="gini", max_depth=3, method="adaptive", min_samples_leaf=1,
+                 bounds="tight"):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.method = method
+        self.min_samples_leaf = min_samples_leaf
+        self.bounds = bounds
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on X (array or scipy.sparse, never densified) and labels y."""
+        if self.min_samples_leaf != 1:
+            raise ValueError(
+                f"min_samples_leaf={self.min_samples_leaf} is not supported: apsplit's exact "
+                "finders search all splits; use min_samples_leaf=1 (or limit max_depth)")
+        X, y = self._validate_fit(X, y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        dataset = Dataset(X)
+        problem = check_problem(dataset, codes, sample_weight, _CRITERIA[self.criterion], None,
+                                None, False, self.bounds, n_classes=self.n_classes_)
+        max_depth = dataset.n_rows if self.max_depth is None else self.max_depth
+        self.tree_ = grow_from_problem(problem, get_finder(self.method), max_depth)
+        return self
+
+    def apply(self, X):
+        """Index (in ``tree_``) of the leaf each row of X falls in."""
+        X = self._check_X(X)
+        return self.tree_.apply(X)
+
+    def predict_proba(self, X):
+        """Class weight fractions of each row's leaf, columns in ``classes_`` order."""
+        X = self._check_X(X)
+        return self.tree_.predict_proba(X)
+
+    def predict(self, X):
+        """The heaviest class of each row's leaf (the first in ``classes_`` on ties)."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    @property
+    def feature_importances_(self):
+        check_is_fitted(self)
+        return self.tree_.feature_importances_
+
+
+class APBoostClassifier(_Classifier):
+    """apsplit's boosting clients as one scikit-learn classifier.
+
+    A thin translation to ``apsplit.adapters.AdaBoost`` / ``LazyBoost`` /
+    ``WeightTrimmingBoost`` with scikit-learn's conventions (SAMME weights and
+    stopping rules), so that ``boosting="adaboost"`` reproduces
+    ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=...))``.
+
+    Parameters
+    ----------
+    boosting : {"adaboost", "lazy", "trim"}, default="adaboost"
+        "adaboost": every example and feature each round; "lazy": a random
+        ``feature_fraction`` of the features each round; "trim": the heaviest
+        examples holding ``mass`` of the weight each round.
+    n_estimators : int, default=50
+        Boosting rounds (fewer when boosting stops early, as scikit-learn's).
+    max_depth, criterion, method, bounds
+        Of every tree, as in ``APTreeClassifier``.
+    learning_rate : float, default=1.0
+        Shrinks every tree's weight.
+    feature_fraction : float in (0, 1], default=0.5
+        Used by boosting="lazy" only.
+    mass : float in (0, 1], default=0.9
+        Used by boosting="trim" only.
+    random_state : int, RandomState or None, default=None
+        Seeds the feature draws of boosting="lazy".
+
+    Attributes
+    ----------
+    classes_, n_classes_, n_features_in_
+    booster_ : the fitted apsplit.adapters client (``trees_`` holds its apsplit.Tree)
+    estimator_weights_, estimator_errors_ : per round
+    history_ : list of dict, one per round (assessments, seconds, train_error, ...)
+    feature_importances_ : weight-averaged impurity decrease of the trees
+
+    Notes
+    -----
+    All of scikit-learn's estimator checks pass; none is excluded.
+    """
+
+    _parameter_constraints = {
+        **_COMMON_CONSTRAINTS,
+        "boosting": [StrOptions(set(_CLIENTS))],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "feature_fraction": [Interval(Real, 0, 1, closed="right")],
+        "mass": [Interval(Real, 0, 1, closed="right")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, boosting="adaboost", n_estimators=50, max_depth=3, criterion="gini",
+                 method="adaptive", learning_rate=1.0, feature_fraction=0.5, mass=0.9,
+                 random_state=None, bounds="tight"):
+        self.boosting = boosting
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.criterion = criterion
+        self.method = method
+        self.learning_rate = learning_rate
+        self.feature_fraction = feature_fraction
+        self.mass = mass
+        self.random_state = random_state
+        self.bounds = bounds
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Boost on X (array or scipy.sparse, never densified) and labels y."""
+        X, y = self._validate_fit(X, y)
+        if np.unique(y).size < 2:
+            raise ValueError("boosting needs at least two classes; y holds one class")
+        options = {"lazy": {"feature_fraction": self.feature_fraction},
+                   "trim": {"mass": self.mass}}.get(self.boosting, {})
+        self.booster_ = _CLIENTS[self.boosting](
+            n_rounds=self.n_estimators, max_depth=self.max_depth,
+            criterion=_CRITERIA[self.criterion], method=self.method,
+            learning_rate=float(self.learning_rate), algorithm="samme", stopping="sklearn",
+            random_state=self.random_state, bounds=self.bounds, **options)
+        self.booster_.fit(X, y, sample_weight)
+        self.classes_ = self.booster_.classes_
+        self.n_classes_ = len(self.classes_)
+        self.estimator_weights_ = self.booster_.estimator_weights_
+        self.estimator_errors_ = self.booster_.estimator_errors_
+        self.history_ = self.booster_.history_
+        return self
+
+    def decision_function(self, X):
+        """scikit-learn's SAMME decision: 1-D for two classes (positive: ``classes_[1]``)."""
+        X = self._check_X(X)
+        return self.booster_.decision_function(X)
+
+    def staged_decision_function(self, X):
+        X = self._check_X(X)
+        return self.booster_.staged_decision_function(X)
+
+    def predict(self, X):
+        X = self._check_X(X)
+        return self.booster_.predict(X)
+
+    def staged_predict(self, X):
+        X = self._check_X(X)
+        return self.booster_.staged_predict(X)
+
+    def predict_proba(self, X):
+        """scikit-learn's SAMME probabilities (softmax of the decision / (C - 1))."""
+        X = self._check_X(X)
+        return self.booster_.predict_proba(X)
+
+    @property
+    def feature_importances_(self):
+        check_is_fitted(self)
+        return self.booster_.feature_importances_
+
