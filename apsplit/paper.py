@@ -51,8 +51,9 @@ import sklearn
 
 from . import __version__, lower_bounds
 from .adapters import AdaBoost, LazyBoost, WeightTrimmingBoost
-from .bench import _columns, _count, _figure_class, write_json
+from .bench import _count, figure_class, text_table, write_json
 from .dataset import Dataset
+from .finders import available_finders
 from .datasets import FORMATS, load_file
 
 try:  # optional ('bench' extra): only the progress bar
@@ -68,7 +69,8 @@ LOWER_BOUNDS = ("weight_order", "exact")
 CHECKPOINTS = (100, 300, 500)  # rounds at which the paper reports errors
 DEFAULT_EXACT_ROUNDS = (1, 100, 300)
 CLIENT_FORMS = "adaboost, lazyF (LazyBoost, feature fraction 0 < F <= 1), trimM (weight trimming, mass 0 < M <= 1)"
-METHOD_COLORS = {"exhaustive": "#7f7f7f", "quick": "#5b8fd6", "adaptive": "#e07b39"}
+METHOD_COLORS = {"exhaustive": "#7f7f7f", "quick": "#5b8fd6", "adaptive": "#e07b39",
+                 "adaptive_paper": "#9c5fb5"}
 
 
 # -- arguments --------------------------------------------------------------------------
@@ -110,7 +112,7 @@ def _check_options(clients, methods, bounds, exact_rounds):
     clients = parse_list(",".join(clients) if not isinstance(clients, str) else clients, "clients",
                          check=parse_client)
     methods = parse_list(",".join(methods) if not isinstance(methods, str) else methods, "methods",
-                         METHODS)
+                         available_finders())
     bounds = parse_list(",".join(bounds) if not isinstance(bounds, str) else bounds, "lower bounds",
                         LOWER_BOUNDS)
     if "weight_order" not in bounds:
@@ -365,7 +367,7 @@ def format_table(result):
                          f"{sum(exact.values()):,}", f"{sum(exact.values()) / at:.3f}*", ""] + blank)
     lines = [f"{r['dataset']}: {r['rows']} x {r['n_features']}, {r['n_classes']} classes; depth "
              f"{r['depth']}, {r['rounds']} rounds, criterion {r['criterion']}, seed {r['seed']}",
-             _columns(header, rows, n_left=2),
+             text_table(header, rows, n_left=2),
              "CPU s: process time of fit (lower bounds not computed; binning "
              f"{r['binning_cpu_seconds']:.2f} s excluded); (..): CPU s of the fit that computed the "
              "bounds" + ("; *: against the weight-order bound on the same rounds"
@@ -382,7 +384,7 @@ def format_table(result):
                       f"{by['quick']['cpu_seconds']:.2f}", _percent(imp["cpu_percent"]),
                       f"{by['adaptive']['total_assessments']:.3g}",
                       f"{by['quick']['total_assessments']:.3g}", _percent(imp["assessments_percent"])])
-    lines.append(_columns(["client", "CPU s AP", "CPU s QB", "improv.", "assessments AP",
+    lines.append(text_table(["client", "CPU s AP", "CPU s QB", "improv.", "assessments AP",
                            "assessments QB", "improv."], table, n_left=1)
                  if table else "(needs both adaptive and quick)")
     notes = []
@@ -405,7 +407,7 @@ def format_table(result):
 def plot(result, path):
     """Figures 2 (cumulative assessments) and 1 (position between bound and exhaustive), per client."""
     summaries = result["clients"]
-    fig = _figure_class()(figsize=(11, 3.8 * len(summaries)), layout="constrained")
+    fig = figure_class()(figsize=(11, 3.8 * len(summaries)), layout="constrained")
     axes = fig.subplots(len(summaries), 2, squeeze=False)
     for (ax2, ax1), summary in zip(axes, summaries):
         client = summary["client"]
@@ -422,7 +424,7 @@ def plot(result, path):
         style = {"marker": "o", "markersize": 4} if exact else {}
         for run in runs:
             counts = np.array(run["assessments"], float)
-            color = METHOD_COLORS[run["method"]]
+            color = METHOD_COLORS.get(run["method"])
             ax2.plot(rounds, np.cumsum(counts), label=run["method"], color=color)
             ax1.plot(ks, (counts[ks - 1] - zero) / span, label=run["method"], color=color,
                      linewidth=1, **style)
@@ -486,8 +488,10 @@ def add_arguments(parser, *, data, rounds_default, quick_rounds, json_default, p
                         default=clients_default.split(","),
                         help=f"comma-separated clients (default {clients_default}): {CLIENT_FORMS}; "
                              "e.g. adaboost,lazy0.5,lazy0.9,trim0.9,trim0.99")
-    parser.add_argument("--methods", type=_list_type("methods", METHODS), default=list(METHODS),
-                        help=f"comma-separated finders (default {','.join(METHODS)})")
+    parser.add_argument("--methods", type=_list_type("methods", available_finders()),
+                        default=list(METHODS),
+                        help=f"comma-separated finders (default {','.join(METHODS)}; any of "
+                             f"{','.join(available_finders())})")
     parser.add_argument("--lower-bounds", type=_list_type("lower bounds", LOWER_BOUNDS),
                         default=["weight_order"],
                         help="weight_order (required) and optionally exact (integer programs: slow, "
@@ -517,7 +521,7 @@ def report(args, parser, data=None, rounds_default=500, quick_rounds=10):
     ``data``: a ``load_data`` dict (else read from args.data/format/test).
     Returns the exit status: 0, or 1 if the methods grew different trees.
     """
-    _figure_class()  # fail before the run, not after it, if matplotlib is missing
+    figure_class()  # fail before the run, not after it, if matplotlib is missing
     if "exact" in args.lower_bounds and args.criterion != "error":
         parser.error("the exact lower bound is defined for --criterion error only")
     try:

@@ -260,8 +260,8 @@ def test_input_errors():
         APTreeClassifier(criterion="mse").fit(X, y)
     with pytest.raises(ValueError, match="unknown method"):
         APTreeClassifier(method="fastest").fit(X, y)
-    with pytest.raises(ValueError, match="paper"):
-        APTreeClassifier(criterion="gini", bounds="paper").fit(X, y)
+    with pytest.raises(ValueError, match="bounds"):
+        APTreeClassifier(criterion="gini", bounds="loose").fit(X, y)
     with pytest.raises(ValueError, match="non-negative"):
         APTreeClassifier().fit(X, y, -np.ones(len(y)))
 
