@@ -84,7 +84,7 @@ def boosting_weights(ds, y, n_classes, rounds):
         stump = find_split(ds, y, w, criterion="error", method="exhaustive")
         if not stump.found:
             break
-        goes_left = ds.column_codes(stump.feature, all_rows) <= stump.left_rank
+        goes_left = stump.goes_left(ds, all_rows)
         predicted = np.where(goes_left, np.argmax(stump.left_weights), np.argmax(stump.right_weights))
         miss = predicted != y
         err = w[miss].sum()
@@ -101,7 +101,7 @@ def _children(ds, y, w, name, rows):
     split = find_split(ds, y, w, method="exhaustive", rows=rows, weight_ordered=True)
     if not split.found:
         return []
-    goes_left = ds.column_codes(split.feature, rows) <= split.left_rank
+    goes_left = split.goes_left(ds, rows)
     prefix = "" if name == "root" else name
     return [(prefix + side, part) for side, part in (("L", rows[goes_left]), ("R", rows[~goes_left]))
             if np.unique(y[part]).size > 1]

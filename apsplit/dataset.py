@@ -6,6 +6,10 @@ at rank r sends codes <= r left.  Dense input keeps a feature-major code
 matrix in the smallest unsigned type that fits; sparse input keeps the
 stored entries only (CSC for the exhaustive pass, CSR to stream a node's
 examples in weight order), never a dense copy.
+
+A *categorical* feature's distinct values are its categories (codes as
+above); a split of it sends a subset of its categories left
+(``kernels.categorical``).  Categorical features need dense X.
 """
 
 import numpy as np
@@ -27,6 +31,29 @@ def _check_finite(values):
         raise ValueError(f"X contains {bad}; apsplit needs finite feature values")
 
 
+def _categorical_mask(categorical_features, K):
+    """uint8 mask of the categorical columns from indices or a boolean mask."""
+    mask = np.zeros(K, np.uint8)
+    if categorical_features is None:
+        return mask
+    spec = np.asarray(categorical_features)
+    if spec.dtype == bool:
+        if spec.shape != (K,):
+            raise ValueError(f"a boolean categorical_features mask needs {K} entries (one per "
+                             f"column of X), got shape {spec.shape}")
+        mask[spec] = 1
+        return mask
+    if spec.ndim != 1 or (spec.size and not np.issubdtype(spec.dtype, np.integer)):
+        raise TypeError("categorical_features must be a list of column indices or a boolean mask")
+    if spec.size and (spec.min() < 0 or spec.max() >= K):
+        bad = int(spec[(spec < 0) | (spec >= K)][0])
+        raise ValueError(f"categorical feature index {bad} is out of range for X with {K} columns")
+    if np.unique(spec).size != spec.size:
+        raise ValueError("categorical_features holds duplicate column indices")
+    mask[spec] = 1
+    return mask
+
+
 class Dataset:
     """Binned view of ``X`` (n examples x K features), reused across rounds and nodes.
 
@@ -34,13 +61,18 @@ class Dataset:
     ----------
     X : array-like of shape (n, K) or scipy.sparse matrix
         Finite feature values.  Sparse input is binned without densifying.
+    categorical_features : column indices or a boolean mask of length K, optional
+        Columns whose distinct values are unordered categories.  Dense X only.
     """
 
-    def __init__(self, X):
+    def __init__(self, X, categorical_features=None):
         if sp.issparse(X):
             self._bin_sparse(X)
         else:
             self._bin_dense(X)
+        self.categorical = _categorical_mask(categorical_features, self.n_features)
+        if self.is_sparse and self.categorical.any():
+            raise ValueError("categorical features need dense X (pass X.toarray())")
         self._workspaces = {}
 
     # ------------------------------------------------------------------ binning
@@ -139,6 +171,16 @@ class Dataset:
         t = float(lo if t >= hi or not np.isfinite(t) else t)
         return t, int(np.searchsorted(values, t, side="right")) - 1
 
+    def goes_left(self, k, rows, left_rank, categories_left=None):
+        """Which of ``rows`` a split of feature ``k`` sends left: code <= ``left_rank``,
+        or, for a categorical split, value in ``categories_left``."""
+        codes = self.column_codes(k, rows)
+        if categories_left is None:
+            return codes <= left_rank
+        table = np.zeros(int(self.n_bins[k]), bool)
+        table[np.searchsorted(self.feature_values(k), categories_left)] = True
+        return table[codes]
+
     def column_codes(self, k, rows):
         """Codes (ranks) of feature ``k`` for ``rows``, without densifying sparse input."""
         if not self.is_sparse:
@@ -175,4 +217,5 @@ class Dataset:
 
     def __repr__(self):
         kind = "sparse" if self.is_sparse else "dense"
-        return f"Dataset({self.n_rows} x {self.n_features}, {kind}, {int(self.bin_offsets[-1])} bins)"
+        cat = f", {int(self.categorical.sum())} categorical" if self.categorical.any() else ""
+        return f"Dataset({self.n_rows} x {self.n_features}, {kind}{cat}, {int(self.bin_offsets[-1])} bins)"

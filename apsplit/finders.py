@@ -12,6 +12,7 @@ import numpy as np
 
 from . import validation as v
 from .dataset import Dataset
+from .kernels.categorical import MAX_SUBSET_CATEGORIES
 from .kernels.criteria import BOUNDS, CRITERIA
 from .kernels.search import METHODS, run
 from .split import Split
@@ -60,17 +61,21 @@ class _KernelFinder(Finder):
         ds = problem.dataset
         workspace = ds.workspace(problem.n_classes)
         fraction, batches = self._params()
-        pos, left_rank, right_rank, score, total, children, node_weight = run(
+        pos, left_rank, right_rank, score, total, children, node_weight, left_codes = run(
             METHODS[self.name], fraction, batches, ds.is_sparse, ds.codes, ds.bin_offsets,
             ds.zero_rank, ds.csc_indptr, ds.csr_indptr, ds.csr_features, ds.csr_codes,
             problem.order, problem.sample_weight, problem.y, problem.n_classes,
-            problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds], *workspace)
+            problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds], *workspace,
+            ds.categorical)
         if pos < 0:
             return Split.none(total, problem.n_classes)
         k = int(problem.features[pos])
+        score = float(score / node_weight)
+        if ds.categorical[k]:
+            return Split(k, np.nan, score, int(total), children[0], children[1], -1,
+                         ds.feature_values(k)[left_codes])
         threshold, left_rank = ds.threshold(k, left_rank, right_rank)
-        return Split(k, threshold, float(score / node_weight), int(total), children[0],
-                     children[1], left_rank)
+        return Split(k, threshold, score, int(total), children[0], children[1], left_rank)
 
 
 class Exhaustive(_KernelFinder):
@@ -170,7 +175,23 @@ def check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordere
         order = weight_order(w, rows)
     if order.size == 0:
         raise ValueError("all sample weights of the node's rows are zero")
+    check_categories(ds, features, n_classes, criterion)
     return Problem(ds, y, w, order, features, n_classes, criterion, bounds)
+
+
+def check_categories(ds, features, n_classes, criterion):
+    """Refuse categorical features whose best partition would need enumerating more than
+    ``MAX_SUBSET_CATEGORIES`` categories (gini or entropy with more than two classes)."""
+    if n_classes <= 2 or criterion == "error":
+        return
+    cat = features[ds.categorical[features] != 0]
+    big = cat[ds.n_bins[cat] > MAX_SUBSET_CATEGORIES]
+    if big.size:
+        k = int(big[0])
+        raise ValueError(
+            f"categorical feature {k} has {int(ds.n_bins[k])} categories; with {n_classes} classes "
+            f"the {criterion} criterion's exact split enumerates the partitions of the categories, "
+            f"up to {MAX_SUBSET_CATEGORIES} (two classes or criterion='error' have no limit)")
 
 
 def find_split(ds, y, sample_weight=None, criterion="error", method="adaptive", rows=None,

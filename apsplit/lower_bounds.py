@@ -39,12 +39,12 @@ def _kernel_args(problem):
     return (ds.is_sparse, ds.codes, ds.bin_offsets, ds.zero_rank, ds.csc_indptr,
             ds.csr_indptr, ds.csr_features, ds.csr_codes, problem.order, problem.sample_weight,
             problem.y, problem.n_classes, problem.features, CRITERIA[problem.criterion],
-            BOUNDS[problem.bounds], *workspace)
+            BOUNDS[problem.bounds], *workspace, ds.categorical)
 
 
 def _optimum(problem):
     """(position of k*, E* in weight units) by exhaustive search; position -1 if no split."""
-    pos, _, _, score, _, _, node_weight = run(METHODS["exhaustive"], 0.0, 1, *_kernel_args(problem))
+    pos, _, _, score, _, _, node_weight, _ = run(METHODS["exhaustive"], 0.0, 1, *_kernel_args(problem))
     return pos, score, node_weight
 
 
@@ -116,6 +116,9 @@ def node_exact(problem, time_limit=10.0):
     if problem.criterion != "error":
         raise ValueError("the exact bound is an integer program over the error criterion; "
                          f"got {problem.criterion!r}")
+    if problem.dataset.categorical[problem.features].any():
+        raise ValueError("the exact bound's integer program covers threshold splits only; "
+                         "it does not support categorical features")
     n, F = problem.order.size, problem.features.size
     pos, score, node_weight = _optimum(problem)
     if pos < 0:

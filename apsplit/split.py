@@ -11,7 +11,8 @@ class Split:
     """Best split of a node.
 
     feature      column of X (-1 when no feature takes two distinct values in the node)
-    threshold    x <= threshold goes left (midpoint of consecutive distinct values)
+    threshold    x <= threshold goes left (midpoint of consecutive distinct values);
+                 NaN for a categorical split
     score        sum over the two children of (child weight / node weight) * impurity(child);
                  lower is better; inf when there is no split
     assessments  exact number of (feature, example) pairs assessed by this call
@@ -19,7 +20,10 @@ class Split:
                  class weights of the two children (length C)
     left_rank    rank of the largest value <= threshold among the feature's distinct
                  values in X: code <= left_rank selects the same rows as
-                 x <= threshold; -1 when there is no split
+                 x <= threshold; -1 when there is no split or a categorical one
+    categories_left
+                 categorical split: sorted array of the category values going left
+                 (every other value, unseen ones included, goes right); else None
     """
 
     feature: int
@@ -29,11 +33,16 @@ class Split:
     left_weights: np.ndarray
     right_weights: np.ndarray
     left_rank: int = -1
+    categories_left: np.ndarray | None = None
 
     @property
     def found(self):
         """True unless every candidate feature was constant in the node."""
         return self.feature >= 0
+
+    def goes_left(self, ds, rows):
+        """Boolean mask of the ``rows`` of Dataset ``ds`` this split sends left."""
+        return ds.goes_left(self.feature, rows, self.left_rank, self.categories_left)
 
     @staticmethod
     def none(assessments, n_classes):

@@ -16,6 +16,9 @@ class Tree:
     """A fitted tree as parallel arrays (node 0 is the root; a leaf has feature == -1).
 
     feature, threshold, left_rank  the split (x <= threshold, i.e. code <= left_rank, goes left)
+    categories_left                per node: None, or for a categorical split the sorted category
+                                   values going left (threshold NaN, left_rank -1); any other
+                                   value, including one never seen in training, goes right
     children_left, children_right  child node ids (-1 at leaves)
     value                          class weights of the node's examples, shape (nodes, C)
     n_node_samples                 examples with positive weight reaching the node
@@ -29,7 +32,7 @@ class Tree:
         self._rows = []
 
     def _add(self, value, n_samples):
-        self._rows.append([LEAF, np.nan, -1, LEAF, LEAF, value, n_samples, 0])
+        self._rows.append([LEAF, np.nan, -1, LEAF, LEAF, value, n_samples, 0, None])
         return len(self._rows) - 1
 
     def _freeze(self):
@@ -42,6 +45,7 @@ class Tree:
         self.value = np.array(cols[5], np.float64).reshape(len(self._rows), self.n_classes)
         self.n_node_samples = np.array(cols[6], np.int64)
         self.node_assessments = np.array(cols[7], np.int64)
+        self.categories_left = list(cols[8])
         del self._rows
         return self
 
@@ -95,13 +99,14 @@ class Tree:
         return leaf
 
     def _goes_left(self, X, k, node, rows):
+        cats = self.categories_left[node]
         if isinstance(X, Dataset):
-            return X.column_codes(k, rows) <= self.left_rank[node]
+            return X.goes_left(k, rows, self.left_rank[node], cats)
         if sp.issparse(X):
             col = X[rows][:, [k]].toarray().ravel()
         else:
             col = np.asarray(X)[rows, k]
-        return col <= self.threshold[node]
+        return col <= self.threshold[node] if cats is None else np.isin(col, cats)
 
     def predict(self, X):
         """Class code of the heaviest class in each row's leaf (first on ties)."""
@@ -139,7 +144,7 @@ def node_orders(tree, problem):
             yield node, order
         k = tree.feature[node]
         if k != LEAF:
-            goes_left = ds.column_codes(k, order) <= tree.left_rank[node]
+            goes_left = ds.goes_left(k, order, tree.left_rank[node], tree.categories_left[node])
             stack.append((tree.children_right[node], order[~goes_left]))
             stack.append((tree.children_left[node], order[goes_left]))
 
@@ -165,11 +170,12 @@ def grow_from_problem(problem, finder, max_depth):
         tree._rows[node][7] = split.assessments
         if not split.found:
             continue
-        goes_left = ds.column_codes(split.feature, order) <= split.left_rank
+        goes_left = split.goes_left(ds, order)
         left_order, right_order = order[goes_left], order[~goes_left]
         left = tree._add(class_weights(left_order), left_order.size)
         right = tree._add(class_weights(right_order), right_order.size)
         tree._rows[node][:5] = [split.feature, split.threshold, split.left_rank, left, right]
+        tree._rows[node][8] = split.categories_left
         stack.append((right, right_order, depth + 1))
         stack.append((left, left_order, depth + 1))
     return tree._freeze()

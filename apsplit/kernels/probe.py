@@ -65,11 +65,12 @@ def prefix_intervals(node, state, scratch, prefixes):
 @njit(cache=True)
 def run_probe(kind, target, prefixes, is_sparse, codes, bin_offsets, zero_rank, csc_indptr,
               csr_indptr, csr_features, csr_codes, order, w, y, n_classes, feats, crit, bounds,
-              hist, mark, present, bucket_pos, bucket_code):
+              hist, mark, present, bucket_pos, bucket_code, categorical):
     """kind 0: ``min_prefix_to_reach(target)``; kind 1: ``prefix_intervals(prefixes)``."""
     node, state, scratch = setup(is_sparse, False, codes, bin_offsets, zero_rank, csc_indptr,
                                  csr_indptr, csr_features, csr_codes, order, w, y, n_classes,
-                                 feats, crit, bounds, hist, mark, present, bucket_pos, bucket_code)
+                                 feats, crit, bounds, hist, mark, present, bucket_pos, bucket_code,
+                                 categorical)
     if kind == 0:
         out = min_prefix_to_reach(node, state, scratch, target).astype(np.float64).reshape(-1, 1)
     else:

@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from . import heap as hp
+from .categorical import evaluate_categorical
 from .criteria import impurity
 from .stats import (assess, assess_rows, candidate_slots, evaluate, merge_new,
                     node_prefix_sums, rebuild_present, release, seen_value, sparse_buckets)
@@ -40,8 +41,12 @@ MIN_STEP = 1.0 / 16  # best-first: smallest batch, as a fraction of the unseen w
 @njit(cache=True)
 def setup(is_sparse, rowwise, codes, bin_offsets, zero_rank, csc_indptr, csr_indptr, csr_features,
           csr_codes, order, w, y, n_classes, feats, crit, bounds, hist, mark, present,
-          bucket_pos, bucket_code):
+          bucket_pos, bucket_code, categorical):
     """Everything a search needs for one node, as one tuple (see ``advance``).
+
+    ``categorical[k]`` marks the categorical columns (dense input only); their
+    best partitions are written to ``cat_left`` (per bin, allocated only when
+    a candidate feature is categorical).
 
     Sparse input: with ``rowwise`` every feature is assessed on every example
     here, in one pass over the rows (the exhaustive search); otherwise the
@@ -77,12 +82,16 @@ def setup(is_sparse, rowwise, codes, bin_offsets, zero_rank, csc_indptr, csr_ind
     scratch = (np.empty(C), np.empty(C), np.empty(C), np.empty(C),
                np.empty(3, np.int64), np.empty(max(n, 1), np.int64))
     parent = impurity(crit, cumcls[n])
+    any_categorical = False
+    for f in range(F):
+        any_categorical = any_categorical or categorical[feats[f]] != 0
+    cat_left = np.zeros(bin_offsets[-1] if any_categorical else 0, np.uint8)
     # node: 0 is_sparse 1 codes 2 bin_offsets 3 zero_rank 4 feats 5 crit 6 bounds 7 order
     # 8 w_ord 9 y_ord 10 cumw 11 cumcls 12 parent 13 bucket bounds 14 bucket_pos
-    # 15 bucket_code 16 cursor 17 hist 18 mark 19 present
+    # 15 bucket_code 16 cursor 17 hist 18 mark 19 present 20 categorical 21 cat_left
     node = (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order,
             w_ord, y_ord, cumw, cumcls, parent, bk_start, bucket_pos, bucket_code, cursor,
-            hist, mark, present)
+            hist, mark, present, categorical, cat_left)
     return node, state, scratch
 
 
@@ -105,14 +114,21 @@ def advance(node, state, scratch, f, hi):
 
 @njit(cache=True)
 def rebound(node, state, scratch, f, n_new):
-    """Merge f's ``n_new`` newly seen values, then recompute its bounds (``evaluate``)."""
+    """Merge f's ``n_new`` newly seen values, then recompute its bounds (``evaluate``,
+    or ``evaluate_categorical``, which leaves f's best ranks at -1 and no split to follow)."""
     (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
-     cumw, cumcls, parent, bk_start, bk_pos, bk_code, cursor, hist, mark, present) = node
+     cumw, cumcls, parent, bk_start, bk_pos, bk_code, cursor, hist, mark, present,
+     categorical, cat_left) = node
     m, n_present, lb, ub, ranks, nzcls, nzcnt, lb_rank, lb_left = state
     left, right, zero, unseen_cls, out_ranks, newbuf = scratch
     k = feats[f]
     off = bin_offsets[k]
     n_present[f] = merge_new(present, off, n_present[f], newbuf, n_new, bin_offsets[k + 1] - off, mark)
+    if categorical[k]:
+        lb[f], ub[f] = evaluate_categorical(m[f], order.shape[0], m[f] == order.shape[0], crit,
+                                            bounds, off, hist, present, n_present[f], cumw, cumcls,
+                                            parent, left, right, unseen_cls, cat_left)
+        return
     lb[f], ub[f] = evaluate(f, m[f], order.shape[0], m[f] == order.shape[0], crit, bounds, off,
                             zero_rank[k], is_sparse, hist, present, n_present, nzcls, nzcnt, cumw,
                             cumcls, parent, left, right, zero, unseen_cls, out_ranks, lb_left[f])
@@ -136,6 +152,8 @@ def crawl(node, state, scratch, f, stop_above, min_step):
     larger than the true one.  When it rises above, f is re-bounded (its LB
     recomputed): done if the LB is above too, else the split attaining it is
     followed next.  New values are merged into the sorted list only then.
+    A categorical feature follows no split (its ``lb_rank`` stays -1): it is
+    re-bounded after every batch.
     """
     is_sparse, codes, bin_offsets, zero_rank, feats = node[0], node[1], node[2], node[3], node[4]
     crit = node[5]
@@ -145,11 +163,13 @@ def crawl(node, state, scratch, f, stop_above, min_step):
     right, newbuf = scratch[1], scratch[5]
     n = order.shape[0]
     k = feats[f]
+    followed = node[20][k] == 0
     estimate = state[2][f]
     n_new = 0
     while m[f] < n:
         if estimate > stop_above:
-            rebound(node, state, scratch, f, n_new)
+            if followed:
+                rebound(node, state, scratch, f, n_new)
             n_new = 0
             estimate = state[2][f]
             if estimate > stop_above:
@@ -161,8 +181,14 @@ def crawl(node, state, scratch, f, stop_above, min_step):
                        bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, newbuf, n_new,
                        zero_rank[k], cumcls, lb_rank[f], lb_left[f])
         m[f] = hi
-        estimate = seen_value(crit, lb_left[f], cumcls[hi], right)
-    rebound(node, state, scratch, f, n_new)
+        if followed:
+            estimate = seen_value(crit, lb_left[f], cumcls[hi], right)
+        else:
+            rebound(node, state, scratch, f, n_new)
+            n_new = 0
+            estimate = state[2][f]
+    if followed:
+        rebound(node, state, scratch, f, n_new)
 
 
 @njit(cache=True, inline='always')
@@ -403,24 +429,34 @@ def adaptive_paper(node, state, scratch):
 
 @njit(cache=True)
 def child_weights(node, state, f, left_rank):
-    """Class weights (left, right) of feature f's split at ``left_rank``; f fully assessed."""
+    """Class weights (left, right) of feature f's split at ``left_rank`` (categorical:
+    its best partition in ``cat_left``), and the codes going left if f is
+    categorical (else an empty array); f fully assessed."""
     is_sparse, bin_offsets, zero_rank, feats = node[0], node[2], node[3], node[4]
-    cumcls, hist, mark = node[11], node[17], node[18]
+    cumcls, hist, mark, categorical, cat_left = node[11], node[17], node[18], node[20], node[21]
     k = feats[f]
     off = bin_offsets[k]
     C = cumcls.shape[1]
     n = cumcls.shape[0] - 1
     out = np.zeros((2, C))
+    left_codes = np.empty(bin_offsets[k + 1] - off if categorical[k] else 0, np.int64)
+    n_left = 0
     for r in range(bin_offsets[k + 1] - off):
         if mark[off + r]:
-            side = 0 if r <= left_rank else 1
+            if categorical[k]:
+                side = 1 - cat_left[off + r]
+                if side == 0:
+                    left_codes[n_left] = r
+                    n_left += 1
+            else:
+                side = 0 if r <= left_rank else 1
             for c in range(C):
                 out[side, c] += hist[off + r, c]
     if is_sparse and zero_rank[k] >= 0 and n - state[6][f] > 0:
         side = 0 if zero_rank[k] <= left_rank else 1
         for c in range(C):
             out[side, c] += max(cumcls[n, c] - state[5][f, c], 0.0)
-    return out
+    return out, left_codes[:n_left]
 
 
 METHODS = {"exhaustive": 0, "quick": 1, "adaptive": 2, "adaptive_paper": 3}
@@ -429,16 +465,17 @@ METHODS = {"exhaustive": 0, "quick": 1, "adaptive": 2, "adaptive_paper": 3}
 @njit(cache=True)
 def run(method, initial_fraction, n_batches, is_sparse, codes, bin_offsets, zero_rank,
         csc_indptr, csr_indptr, csr_features, csr_codes, order, w, y, n_classes, feats, crit,
-        bounds, hist, mark, present, bucket_pos, bucket_code):
+        bounds, hist, mark, present, bucket_pos, bucket_code, categorical):
     """One node, one call: set up, search, read the winner, leave the workspace zeroed.
 
     Returns (position in feats or -1, left rank, right rank, score in weight
-    units, assessments, child class weights (2, C), node weight).
+    units, assessments, child class weights (2, C), node weight, codes going
+    left (a categorical winner; else empty)).
     """
     node, state, scratch = setup(is_sparse, method == 0, codes, bin_offsets, zero_rank,
                                  csc_indptr, csr_indptr, csr_features, csr_codes, order, w, y,
                                  n_classes, feats, crit, bounds, hist, mark, present,
-                                 bucket_pos, bucket_code)
+                                 bucket_pos, bucket_code, categorical)
     if method == 0:
         best, lr, rr, score, total = exhaustive(node, state, scratch)
     elif method == 1:
@@ -447,6 +484,9 @@ def run(method, initial_fraction, n_batches, is_sparse, codes, bin_offsets, zero
         best, lr, rr, score, total = adaptive(node, state, scratch)
     else:
         best, lr, rr, score, total = adaptive_paper(node, state, scratch)
-    children = child_weights(node, state, best, lr) if best >= 0 else np.zeros((2, n_classes))
+    children = np.zeros((2, n_classes))
+    left_codes = np.zeros(0, np.int64)
+    if best >= 0:
+        children, left_codes = child_weights(node, state, best, lr)
     release(feats, bin_offsets, present, state[1], hist, mark)
-    return best, lr, rr, score, total, children, node[10][order.shape[0]]
+    return best, lr, rr, score, total, children, node[10][order.shape[0]], left_codes
