@@ -33,8 +33,6 @@ from .stats import (assess, assess_rows, candidate_slots, evaluate, merge_new,
 
 TOL = 1e-10
 ADAPTIVE_INITIAL_FRACTION = 0.1
-VALUES_PER_EXAMPLE = 4  # crawl: a batch holds at least (values seen) / 4 examples, so re-scans stay
-#                        a fraction of the assessing cost on many-valued features
 MIN_STEP = 1.0 / 16  # best-first: smallest batch, as a fraction of the unseen weight
 
 
@@ -142,8 +140,7 @@ def crawl(node, state, scratch, f, stop_above, min_step):
     """Assess feature f in gap-sized batches until its LB exceeds ``stop_above``
     or it is fully assessed.
 
-    A batch adds at least ``min_step`` weight, at least one example, and at
-    least (values seen) / VALUES_PER_EXAMPLE examples.
+    A batch adds at least ``min_step`` weight (and at least one example).
     Between scans of f's values (O(distinct values)), only the
     split that attained f's last LB is followed: ``assess`` adds each example
     to its left child when it falls there, so its seen value costs O(classes)
@@ -176,7 +173,7 @@ def crawl(node, state, scratch, f, stop_above, min_step):
                 return
         gap = stop_above - estimate
         lo = m[f]
-        hi = min(max(prefix_end(cumw, lo, max(gap, min_step)), lo + state[1][f] // VALUES_PER_EXAMPLE), n)
+        hi = prefix_end(cumw, lo, max(gap, min_step))
         n_new = assess(f, k, lo, hi, is_sparse, codes, bin_offsets[k], w_ord, y_ord, order, bk_start,
                        bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, newbuf, n_new,
                        zero_rank[k], cumcls, lb_rank[f], lb_left[f])
