@@ -87,13 +87,18 @@ class Exhaustive(_KernelFinder):
 class Quick(_KernelFinder):
     """Quick Boost (Appel et al. 2013).
 
-    initial_fraction  weight fraction every feature is first assessed on (default 0.1)
-    n_batches         equal-weight batches for the remaining weight (default 10)
+    initial_fraction  weight fraction every feature is first assessed on (default 0.4)
+    n_batches         equal-weight batches for the remaining weight (default 50)
+
+    The defaults minimised Quick Boost's assessments over initial_fraction in
+    {0.02, 0.05, 0.1, 0.2, 0.4} x n_batches in {5, 10, 20, 50} (40 rounds of
+    AdaBoost, depth 3, on satimage and on the first 11220 rows of a8a); the
+    often quoted (0.1, 10) assessed 2.7x (satimage) and 1.1x (a8a) more.
     """
 
     name = "quick"
 
-    def __init__(self, initial_fraction=0.1, n_batches=10):
+    def __init__(self, initial_fraction=0.4, n_batches=50):
         self.initial_fraction = v.check_fraction(initial_fraction, "initial_fraction")
         self.n_batches = v.check_positive_int(n_batches, "n_batches")
 
