@@ -112,6 +112,8 @@ class Boosting:
     exact_time_limit    seconds per feature's integer program
     random_state        seed or RandomState for the clients that sample
     bounds              "tight" | "paper": the bounds the finder prunes with
+    callback            called as callback(model, record) after each round
+                        (``record``: that round's ``history_`` entry)
 
     After ``fit``: ``classes_``, ``trees_`` (apsplit.Tree, predicting class
     codes), ``estimator_weights_``, ``estimator_errors_``, ``history_`` (one
@@ -125,7 +127,7 @@ class Boosting:
     def __init__(self, n_rounds=100, max_depth=1, criterion="error", method="adaptive",
                  learning_rate=1.0, algorithm="samme", stopping="sklearn", refit_weights=False,
                  track_lower_bounds=(), exact_rounds=None, exact_time_limit=10.0,
-                 random_state=None, bounds="tight"):
+                 random_state=None, bounds="tight", callback=None):
         self.n_rounds = v.check_positive_int(n_rounds, "n_rounds")
         self.max_depth = v.check_positive_int(max_depth, "max_depth")
         v.check_choice(criterion, CRITERIA, "criterion")
@@ -147,6 +149,9 @@ class Boosting:
         self.exact_rounds = None if exact_rounds is None else {int(r) for r in exact_rounds}
         self.exact_time_limit = float(exact_time_limit)
         self.random_state = random_state
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be callable, got {callback!r}")
+        self.callback = callback
         v.check_choice(bounds, BOUNDS, "bounds")
         self.bounds = bounds
 
@@ -227,6 +232,8 @@ class Boosting:
                       "sorted": t == 0}
             record.update(self._round_bounds(t + 1, problem, tree))
             self.history_.append(record)
+            if self.callback is not None:
+                self.callback(self, record)
             if stop:
                 break
         self.estimator_weights_ = np.array(alphas)
@@ -248,15 +255,18 @@ class Boosting:
         return alpha / ALGORITHMS[self.algorithm], True, False
 
     def _round_bounds(self, round_number, problem, tree):
+        """The lower bounds asked for of this round's tree.  An exact bound the
+        solver cannot find in time is None, with the reason as "exact_failure"."""
         bounds = {}
         for kind in self.track_lower_bounds:
-            if kind == "exact":
-                if self.exact_rounds is not None and round_number not in self.exact_rounds:
-                    continue
-                bounds[kind] = lower_bounds.tree_bound(problem, tree, kind,
-                                                       time_limit=self.exact_time_limit)
-            else:
+            if kind == "weight_order":
                 bounds[kind] = lower_bounds.tree_bound(problem, tree, kind)
+            elif self.exact_rounds is None or round_number in self.exact_rounds:
+                try:
+                    bounds[kind] = lower_bounds.tree_bound(problem, tree, kind,
+                                                           time_limit=self.exact_time_limit)
+                except RuntimeError as exc:
+                    bounds[kind], bounds["exact_failure"] = None, str(exc)
         return bounds
 
     # -- joint re-fit of the alphas ----------------------------------------------------

@@ -44,7 +44,8 @@ except ImportError:
 __all__ = ["DATASETS", "DEFAULT_DATASETS", "DEFAULTS", "QUICK_DEFAULTS", "METHODS", "load_dataset",
            "run", "boosting_weights", "tree_nodes", "real_nodes", "bench_node", "format_table",
            "write_json", "plot", "add_arguments", "add_dataset_arguments", "selected_datasets",
-           "rounds_and_repeats", "report", "publish", "timed", "text_table", "figure_class"]
+           "rounds_and_repeats", "report", "publish", "timed", "text_table", "figure_class",
+           "panel_grid"]
 
 METHODS = ("exhaustive", "quick", "adaptive")
 CRITERION = "error"
@@ -283,15 +284,20 @@ def figure_class():
     return Figure
 
 
+def panel_grid(count, width, height):
+    """(figure, flat axes) for ``count`` panels of width x height inches, at most 3 a row."""
+    if not count:
+        raise ValueError("no benchmark results to plot")
+    ncols = min(count, 3)
+    nrows = -(-count // ncols)
+    fig = figure_class()(figsize=(width * ncols, height * nrows), layout="constrained")
+    return fig, fig.subplots(nrows, ncols, squeeze=False).ravel()
+
+
 def plot(result, path):
     """Bar chart of assessments per finder, one panel per node, the weight-order bound dashed."""
     nodes = result["nodes"]
-    if not nodes:
-        raise ValueError("no benchmark results to plot")
-    ncols = min(len(nodes), 3)
-    nrows = -(-len(nodes) // ncols)
-    fig = figure_class()(figsize=(4.2 * ncols, 3.6 * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    fig, axes = panel_grid(len(nodes), 4.2, 3.6)
     for ax, node in zip(axes, nodes):
         counts = [node["methods"][m]["assessments"] for m in METHODS]
         bars = ax.bar(METHODS, counts, color=["#9e9e9e", "#5b8fd6", "#e07b39"])

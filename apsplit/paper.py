@@ -174,30 +174,6 @@ class _Bar:
             self.bar.close()
 
 
-def _hook(model, tick, bounds=(), exact_rounds=(), time_limit=10.0, failures=None):
-    """Make ``model`` call ``tick`` after each round and compute the asked-for bounds of its tree.
-
-    Uses the clients' per-round hook ``Boosting._round_bounds(round, problem, tree)``
-    (whose records go into ``history_``), so that an exact bound the solver
-    cannot find in time is recorded as None instead of ending the fit.
-    """
-    def round_bounds(round_number, problem, tree):
-        record = {}
-        if "weight_order" in bounds:
-            record["weight_order"] = lower_bounds.tree_bound(problem, tree, "weight_order")
-        if "exact" in bounds and round_number in exact_rounds:
-            try:
-                record["exact"] = lower_bounds.tree_bound(problem, tree, "exact", time_limit=time_limit)
-            except RuntimeError as exc:
-                record["exact"] = None
-                failures[str(round_number)] = str(exc)
-        tick()
-        return record
-
-    model._round_bounds = round_bounds
-    return model
-
-
 def _signature(model):
     """Per round: the tree's splits (feature and left rank of every node), as bytes."""
     return [np.concatenate([t.feature, t.left_rank, t.children_left]).tobytes() for t in model.trees_]
@@ -244,9 +220,9 @@ def run(X, y, *, dataset="data", X_test=None, y_test=None, clients=("adaboost",)
     for method in methods:  # load or compile the kernels before any clock runs
         AdaBoost(**{**options, "n_rounds": 1}, method=method).fit(ds, y)
 
-    def fit(spec, method, **hook):
+    def fit(spec, method, **tracking):
         cls, extra = parse_client(spec)
-        model = _hook(cls(**extra, **options, method=method), bar.tick, **hook)
+        model = cls(**extra, **options, method=method, callback=lambda *_: bar.tick(), **tracking)
         cpu = time.process_time()
         wall = time.perf_counter()
         model.fit(ds, y)
@@ -257,9 +233,10 @@ def run(X, y, *, dataset="data", X_test=None, y_test=None, clients=("adaboost",)
     runs, summaries = [], []
     for spec in clients:
         bar.start(f"{spec} bounds")
-        failures = {}
-        reference, bounds_cpu, _ = fit(spec, methods[0], bounds=bounds, exact_rounds=exact_rounds,
-                                       time_limit=exact_time_limit, failures=failures)
+        reference, bounds_cpu, _ = fit(spec, methods[0], track_lower_bounds=bounds,
+                                       exact_rounds=exact_rounds, exact_time_limit=exact_time_limit)
+        failures = {str(h["round"]): h["exact_failure"]
+                    for h in reference.history_ if "exact_failure" in h}
         lbs = {"weight_order": [int(h["weight_order"]) for h in reference.history_],
                "exact": {str(h["round"]): (None if h["exact"] is None else int(h["exact"]))
                          for h in reference.history_ if "exact" in h}}

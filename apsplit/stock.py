@@ -65,8 +65,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from . import __version__
 from .adapters.sklearn import APBoostClassifier, APTreeClassifier
-from .bench import (DATASETS, _count, figure_class, load_dataset, selected_datasets, text_table,
-                    write_json)
+from .bench import (DATASETS, _count, figure_class, load_dataset, panel_grid, selected_datasets,
+                    text_table, write_json)
 from .dataset import Dataset
 from .datasets import DataFileNotFoundError, load_file, shared_data_path
 from .finders import available_finders
@@ -381,13 +381,8 @@ def format_table(result):
 def plot(result, path):
     """Bar chart of fit seconds (log scale), one panel per dataset; labels: / sklearn best."""
     datasets = result["datasets"]
-    if not datasets:
-        raise ValueError("no benchmark results to plot")
-    ncols = min(len(datasets), 3)
-    nrows = -(-len(datasets) // ncols)
-    height = max(len(d["models"]) for d in datasets) * 0.32 + 1.2
-    fig = figure_class()(figsize=(5.6 * ncols, height * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    height = max((len(d["models"]) for d in datasets), default=0) * 0.32 + 1.2
+    fig, axes = panel_grid(len(datasets), 5.6, height)
     for ax, d in zip(axes, datasets):
         models = d["models"][::-1]
         names = [f"{r['model']} [{r['input']}]" for r in models]

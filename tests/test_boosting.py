@@ -620,3 +620,12 @@ def test_predict_checks():
         model.predict(apsplit.Dataset(X3))
     with pytest.raises(ValueError, match="label 'c' .* not among the classes"):
         model.exponential_loss(X3, ["c", 0, 1])
+
+
+def test_callback_sees_every_round_record(satimage):
+    X, y = satimage
+    seen = []
+    model = AdaBoost(n_rounds=4, max_depth=2, callback=lambda m, record: seen.append(record)).fit(X, y)
+    assert seen == model.history_
+    with pytest.raises(TypeError, match="callback"):
+        AdaBoost(callback=3)
