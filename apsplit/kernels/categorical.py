@@ -42,10 +42,10 @@ final statistics, which every method accumulates identically.
 
 import math
 
-import numpy as np
 from numba import njit
 
-from .criteria import ERROR, impurity, split_value
+from .criteria import ERROR, NO_UB, impurity, split_value
+from .sort import heapsort
 
 MAX_SUBSET_CATEGORIES = 12
 
@@ -74,11 +74,12 @@ def _sum_side(left, side, cats, off, hist):
 
 @njit(cache=True)
 def evaluate_categorical(m, n, full, crit, bounds, off, hist, present, n_present, cumw, cumcls,
-                         parent, left, right, unseen_cls, cat_left):
+                         parent, left, right, unseen_cls, cat_left, side, key, by_key):
     """(lb, ub) of a categorical feature after seeing [0, m) (module docstring).
 
     When ``full``, the canonical best partition is written to ``cat_left``
-    (1 for the present categories going left, 0 for the others).
+    (1 for the present categories going left, 0 for the others).  ``side``,
+    ``key`` and ``by_key`` are workspace of at least ``n_present`` entries.
     """
     C = cumcls.shape[1]
     cats = present[off:off + n_present]
@@ -87,16 +88,19 @@ def evaluate_categorical(m, n, full, crit, bounds, off, hist, present, n_present
     unseen = cumw[n] - cumw[m]
     for c in range(C):
         unseen_cls[c] = cumcls[n, c] - cumcls[m, c]
-    want_ub = not full
-    side = np.zeros(p, np.uint8)
+    want_ub = not full and bounds != NO_UB
+    side = side[:p]
+    side[:] = 0
     best_lb = math.inf
     best_ub = math.inf
     if p >= 2 and C == 2:
-        key = np.empty(p)
         for j in range(p):
             total = hist[off + cats[j], 0] + hist[off + cats[j], 1]
             key[j] = hist[off + cats[j], 1] / total if total > 0.0 else 0.5
-        by_key = np.argsort(key, kind="mergesort")
+        by_key = by_key[:p]
+        for j in range(p):
+            by_key[j] = j
+        heapsort(key, by_key)
         best_cut = -1
         for c in range(C):
             left[c] = 0.0

@@ -80,6 +80,7 @@ ERROR, ENTROPY, GINI = 0, 1, 2
 CRITERIA = {"error": ERROR, "entropy": ENTROPY, "gini": GINI}
 
 PAPER, TIGHT = 0, 1
+NO_UB = -1  # kernel-internal: a search that uses only lower bounds skips the upper ones
 BOUNDS = {"paper": PAPER, "tight": TIGHT}
 
 

@@ -1,8 +1,10 @@
-"""Binary min-heap of (key, id) pairs with lazy deletion, on plain arrays.
+"""Indexed binary min-heap over ids 0..F-1, on plain arrays.
 
-An entry is (key, id, stamp); it is stale when ``stamp`` differs from the
-current stamp of ``id`` (the id's key changed or it left the race).  Ties
-on key are broken by the smaller id.  ``size`` is a one-element array.
+A heap is (keys, heap, pos, size): ``keys[i]`` is id i's key, ``heap`` holds
+the ids in heap order, ``pos[i]`` is i's slot in ``heap`` (-1: absent) and
+``size`` is a one-element array.  Ties on key go to the smaller id.  Only
+``new_heap`` allocates, so the other functions run inside the search kernels,
+which are compiled without reference counting (see ``search``).
 """
 
 import numpy as np
@@ -10,73 +12,98 @@ from numba import njit
 
 
 @njit(cache=True)
-def new_heap(capacity):
-    cap = max(capacity, 4)
-    return np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64), np.zeros(1, np.int64)
+def new_heap(n_ids):
+    return (np.zeros(n_ids), np.empty(n_ids, np.int64), np.full(n_ids, -1, np.int64),
+            np.zeros(1, np.int64))
+
+
+@njit(cache=True, inline='always')
+def _less(keys, a, b):
+    return keys[a] < keys[b] or (keys[a] == keys[b] and a < b)
+
+
+@njit(cache=True, inline='always')
+def _place(heap, pos, slot, ident):
+    heap[slot] = ident
+    pos[ident] = slot
 
 
 @njit(cache=True)
-def _less(keys, ids, i, j):
-    return keys[i] < keys[j] or (keys[i] == keys[j] and ids[i] < ids[j])
-
-
-@njit(cache=True)
-def _swap(keys, ids, stamps, i, j):
-    keys[i], keys[j] = keys[j], keys[i]
-    ids[i], ids[j] = ids[j], ids[i]
-    stamps[i], stamps[j] = stamps[j], stamps[i]
-
-
-@njit(cache=True)
-def push(heap, key, ident, stamp):
-    """Insert an entry; returns the heap (its arrays grow by doubling)."""
-    keys, ids, stamps, size = heap
-    if size[0] == keys.shape[0]:
-        cap = 2 * keys.shape[0]
-        k2, i2, s2 = np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64)
-        k2[:size[0]] = keys[:size[0]]
-        i2[:size[0]] = ids[:size[0]]
-        s2[:size[0]] = stamps[:size[0]]
-        keys, ids, stamps = k2, i2, s2
-    j = size[0]
-    keys[j], ids[j], stamps[j] = key, ident, stamp
-    size[0] += 1
+def _sift_up(keys, heap, pos, j):
+    ident = heap[j]
     while j > 0:
         parent = (j - 1) // 2
-        if not _less(keys, ids, j, parent):
+        if not _less(keys, ident, heap[parent]):
             break
-        _swap(keys, ids, stamps, j, parent)
+        _place(heap, pos, j, heap[parent])
         j = parent
-    return keys, ids, stamps, size
+    _place(heap, pos, j, ident)
 
 
 @njit(cache=True)
-def pop(heap):
-    """Remove the smallest entry (heap must be non-empty)."""
-    keys, ids, stamps, size = heap
+def _sift_down(keys, heap, pos, j, size):
+    ident = heap[j]
+    while True:
+        child = 2 * j + 1
+        if child >= size:
+            break
+        if child + 1 < size and _less(keys, heap[child + 1], heap[child]):
+            child += 1
+        if not _less(keys, heap[child], ident):
+            break
+        _place(heap, pos, j, heap[child])
+        j = child
+    _place(heap, pos, j, ident)
+
+
+@njit(cache=True)
+def update(h, ident, key):
+    """Insert ``ident`` with ``key``, or change its key if present."""
+    keys, heap, pos, size = h
+    keys[ident] = key
+    j = pos[ident]
+    if j < 0:
+        j = size[0]
+        size[0] += 1
+        _place(heap, pos, j, ident)
+    _sift_up(keys, heap, pos, j)
+    _sift_down(keys, heap, pos, pos[ident], size[0])
+
+
+@njit(cache=True)
+def remove(h, ident):
+    """Remove ``ident`` if present."""
+    keys, heap, pos, size = h
+    j = pos[ident]
+    if j < 0:
+        return
+    pos[ident] = -1
     size[0] -= 1
     last = size[0]
-    _swap(keys, ids, stamps, 0, last)
-    j = 0
-    while True:
-        lo, r = 2 * j + 1, 2 * j + 2
-        best = j
-        if lo < last and _less(keys, ids, lo, best):
-            best = lo
-        if r < last and _less(keys, ids, r, best):
-            best = r
-        if best == j:
-            break
-        _swap(keys, ids, stamps, j, best)
-        j = best
+    if j == last:
+        return
+    moved = heap[last]
+    _place(heap, pos, j, moved)
+    _sift_up(keys, heap, pos, j)
+    _sift_down(keys, heap, pos, pos[moved], last)
 
 
 @njit(cache=True)
-def top(heap, current_stamp):
-    """Id of the smallest live entry (stale ones are dropped), or -1."""
-    keys, ids, stamps, size = heap
-    while size[0] > 0:
-        if stamps[0] == current_stamp[ids[0]]:
-            return ids[0]
-        pop(heap)
-    return -1
+def top(h):
+    """Id with the smallest key, or -1 when empty."""
+    return h[1][0] if h[3][0] > 0 else -1
+
+
+@njit(cache=True)
+def top_other(h, ident):
+    """Id with the smallest key other than ``ident``, or -1."""
+    keys, heap, pos, size = h
+    if size[0] == 0:
+        return -1
+    if heap[0] != ident:
+        return heap[0]
+    best = -1
+    for j in (1, 2):
+        if j < size[0] and (best < 0 or _less(keys, heap[j], best)):
+            best = heap[j]
+    return best

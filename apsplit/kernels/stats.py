@@ -16,7 +16,10 @@ import math
 import numpy as np
 from numba import njit
 
-from .criteria import ERROR, TIGHT, impurity, split_value
+from .criteria import ERROR, NO_UB, TIGHT, impurity, split_value
+from .sort import heapsort
+
+NO_KEYS = np.empty(0)
 
 
 @njit(cache=True)
@@ -125,7 +128,7 @@ def merge_new(present, off, n_old, newbuf, n_new, n_bins, mark):
                 b -= 1
             new[b + 1] = x
     else:
-        new.sort()
+        heapsort(NO_KEYS, new)
     i, j = n_old - 1, n_new - 1
     for t in range(total - 1, -1, -1):
         if j < 0:
@@ -237,9 +240,10 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
         with U_c the unseen weight of class c and g supergradients of f
         (``criteria``), both capped by the node's own
         impurity ``parent`` (no split is better than none).  +inf when no
-        split has two seen children.  When m == n, lb == ub == exact score.
+        split has two seen children, or when ``bounds`` is NO_UB.  When m == n, lb == ub == exact score.
     """
     C = cumcls.shape[1]
+    want_ub = not full and bounds != NO_UB
     n_zero = m - nzcnt[f] if is_sparse and zero_rank >= 0 else 0
     for c in range(C):
         left[c] = 0.0
@@ -270,11 +274,11 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
             from_zero = False
         if t > 0:
             if crit == ERROR:
-                seen, ub = _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, not full)
+                seen, ub = _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, want_ub)
             else:
                 for c in range(C):
                     right[c] = cumcls[m, c] - left[c]
-                seen, ub = split_value(crit, bounds, left, right, unseen_cls, unseen, not full)
+                seen, ub = split_value(crit, bounds, left, right, unseen_cls, unseen, want_ub)
             if seen < best_lb:
                 best_lb = seen
                 out_ranks[2] = prev_rank
@@ -283,7 +287,7 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
                 if full:
                     out_ranks[0] = prev_rank
                     out_ranks[1] = rank
-            if not full and ub < best_ub:
+            if want_ub and ub < best_ub:
                 best_ub = ub
                 out_ranks[0] = prev_rank
                 out_ranks[1] = rank
