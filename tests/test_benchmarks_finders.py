@@ -11,7 +11,8 @@ from apsplit.datasets import load_satimage
 
 NODE_KEYS = {"dataset", "node", "n_rows", "n_features", "n_classes", "sparse", "methods",
              "weight_order_bound", "exhaustive_over_bound", "quick_over_bound",
-             "adaptive_over_bound", "scores_agree", "gini"}
+             "adaptive_over_bound", "adaptive_paper_over_bound", "seconds_over_exhaustive",
+             "scores_agree", "gini"}
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +48,15 @@ def test_numbers_are_consistent(result):
         assert count["exhaustive"] == n * K
         assert n <= bound <= count["adaptive"] <= count["exhaustive"]
         assert bound <= count["quick"] <= count["exhaustive"]
+        assert bound <= count["adaptive_paper"] <= count["exhaustive"]
         for m in bench.METHODS:
             assert node[f"{m}_over_bound"] == pytest.approx(count[m] / bound)
         assert node["scores_agree"]
         gini = node["gini"]
         assert gini["apsplit_score"] == pytest.approx(gini["sklearn_score"], rel=1e-9)
+        for m, ratio in node["seconds_over_exhaustive"].items():
+            seconds = node["methods"][m]["seconds"]
+            assert ratio == pytest.approx(seconds / node["methods"]["exhaustive"]["seconds"])
         sk = gini["sklearn_seconds"][gini["sklearn_best_input"]]
         assert gini["apsplit_over_sklearn"] == pytest.approx(gini["apsplit_seconds"] / sk)
 
