@@ -21,6 +21,7 @@ import json
 import math
 import platform
 import statistics
+import sys
 import time
 from functools import partial
 from pathlib import Path
@@ -36,16 +37,11 @@ from .dataset import Dataset
 from .datasets import DataFileNotFoundError, load_file, load_satimage, shared_data_path
 from .finders import find_split, weight_order
 
-try:  # optional ('bench' extra): only the progress bar
-    from tqdm.auto import tqdm
-except ImportError:
-    tqdm = None
-
 __all__ = ["DATASETS", "DEFAULT_DATASETS", "DEFAULTS", "QUICK_DEFAULTS", "METHODS", "load_dataset",
            "run", "boosting_weights", "tree_nodes", "real_nodes", "bench_node", "format_table",
            "write_json", "plot", "add_arguments", "add_dataset_arguments", "selected_datasets",
            "rounds_and_repeats", "report", "publish", "timed", "text_table", "figure_class",
-           "panel_grid"]
+           "progress_bar", "panel_grid"]
 
 METHODS = ("exhaustive", "quick", "adaptive", "adaptive_paper")
 CRITERION = "error"
@@ -215,8 +211,8 @@ def real_nodes(datasets, rounds, depth, data_dir, progress, skipped):
     ``tree_nodes(depth)``.  A dataset whose file is missing is recorded in
     ``skipped`` (name -> reason) and left out.
     """
-    bar = tqdm(datasets, desc="datasets", disable=not progress) if tqdm else datasets
-    for name in bar:
+    bar = progress_bar(progress, iterable=datasets, desc="datasets")
+    for name in datasets if bar is None else bar:
         try:
             X, y, classes = load_dataset(name, data_dir)
         except DataFileNotFoundError as exc:
@@ -277,6 +273,22 @@ def write_json(result, path):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=2) + "\n")
+
+
+def progress_bar(enabled, **options):
+    """A tqdm progress bar built with ``options`` when ``enabled``, else None.
+
+    tqdm comes with the optional 'bench' extra; without it there is no bar,
+    and one line on stderr says what to install.
+    """
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        print("no progress bar: tqdm is not installed (pip install apsplit[bench])", file=sys.stderr)
+        return None
+    return tqdm(**options)
 
 
 def figure_class():

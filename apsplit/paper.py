@@ -51,15 +51,10 @@ import sklearn
 
 from . import __version__, lower_bounds
 from .adapters import AdaBoost, LazyBoost, WeightTrimmingBoost
-from .bench import _count, figure_class, text_table, write_json
+from .bench import _count, figure_class, progress_bar, text_table, write_json
 from .dataset import Dataset
 from .finders import available_finders
 from .datasets import FORMATS, load_file
-
-try:  # optional ('bench' extra): only the progress bar
-    from tqdm.auto import tqdm
-except ImportError:
-    tqdm = None
 
 __all__ = ["METHODS", "LOWER_BOUNDS", "CHECKPOINTS", "CLIENT_FORMS", "parse_client", "parse_list",
            "load_data", "first_rows", "run", "format_table", "plot", "add_arguments", "report"]
@@ -156,10 +151,10 @@ def first_rows(data, rows):
 
 # -- the benchmark ----------------------------------------------------------------------
 class _Bar:
-    """Round-by-round progress (tqdm when installed and asked for; else nothing)."""
+    """Round-by-round progress (``bench.progress_bar``; nothing when off or without tqdm)."""
 
     def __init__(self, total, enabled):
-        self.bar = tqdm(total=total, unit="round", disable=not enabled) if tqdm else None
+        self.bar = progress_bar(enabled, total=total, unit="round")
 
     def start(self, text):
         if self.bar is not None:

@@ -1,6 +1,7 @@
 """The finders benchmark core (apsplit.bench) in quick mode (`apsplit compare`: tests/test_paper.py)."""
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -112,3 +113,14 @@ def test_adaptive_is_near_the_weight_order_bound_on_real_nodes(name):
     bound = bench.lower_bounds.weight_order(ds, y, w)
     assert bound <= counts["adaptive"] <= 1.05 * bound
     assert counts["adaptive"] < counts["quick"] <= counts["exhaustive"]
+
+
+def test_progress_bar_is_optional(monkeypatch, capsys):
+    """Off: no bar.  On: a tqdm bar, or without tqdm none and a line naming the extra."""
+    assert bench.progress_bar(False, total=3) is None
+    bar = bench.progress_bar(True, total=3, disable=True)
+    assert bar is not None and bar.total == 3
+    bar.close()
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    assert bench.progress_bar(True, total=3) is None
+    assert "pip install apsplit[bench]" in capsys.readouterr().err

@@ -281,7 +281,7 @@ def quick(node, state, scratch, initial_fraction, n_batches):
         bounds_at[j] = prefix_end(cumw, 0, cumw[m0] + rest * (j + 1) / n_batches) if j < n_batches - 1 else n
     best = rank_by_partial[0]
     advance(node, state, scratch, best, n)
-    candidates = np.empty(F, np.int64)
+    candidates = scratch[9]
     candidates[0] = best
     n_cand = 1
     for t in range(1, F):
@@ -395,8 +395,9 @@ def adaptive_paper(node, state, scratch):
             candidates[n_cand] = a
             n_cand += 1
             break
-        if prunable(state, b, a, tie) or (m[a] == n and m[b] == n):
-            if not prunable(state, b, a, tie):
+        pruned = prunable(state, b, a, tie)
+        if pruned or (m[a] == n and m[b] == n):
+            if not pruned:  # fully assessed and not separable from a: a candidate
                 candidates[n_cand] = b
                 n_cand += 1
             hp.remove(by_ub, b)

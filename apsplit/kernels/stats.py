@@ -240,7 +240,8 @@ def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
         with U_c the unseen weight of class c and g supergradients of f
         (``criteria``), both capped by the node's own
         impurity ``parent`` (no split is better than none).  +inf when no
-        split has two seen children, or when ``bounds`` is NO_UB.  When m == n, lb == ub == exact score.
+        split has two seen children, or when ``bounds`` is NO_UB.  When
+        m == n, lb == ub == exact score.
     """
     C = cumcls.shape[1]
     want_ub = not full and bounds != NO_UB
