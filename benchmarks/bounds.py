@@ -6,9 +6,11 @@ Algorithm 1 as printed (``adaptive_paper``) with ``bounds="paper"`` and
 ``bounds="tight"``, and the weight-order lower bound on assessments computed
 with each one's lower bound; ratios are tight / paper.  Upper bounds matter
 only to finders that prune with them: the best-first ``adaptive`` uses lower
-bounds alone, so ``bounds=`` does not change it.  From the repository root:
+bounds alone, so ``bounds=`` does not change it (``--method adaptive`` shows
+that, with its assessments).  From the repository root:
 
     python -m benchmarks.bounds [--datasets satimage,a8a,higgs7k] [--criteria entropy,gini,error]
+                                [--method adaptive_paper]
                                 [--rounds 20] [--repeats 5] [--json results/bounds.json]
                                 [--plot results/bounds.png]
 """
@@ -18,18 +20,18 @@ import math
 from functools import partial
 from pathlib import Path
 
-from apsplit import bench, find_split, lower_bounds
+from apsplit import available_finders, bench, find_split, lower_bounds
 
 CRITERIA = ("entropy", "gini", "error")
 BOUNDS = ("paper", "tight")
 METHOD = "adaptive_paper"
 
 
-def bench_node(ds, y, w, rows, criterion, repeats):
-    """``METHOD`` with each bounds on one node, and the weight-order bound of each."""
+def bench_node(ds, y, w, rows, criterion, repeats, method=METHOD):
+    """``method`` with each bounds on one node, and the weight-order bound of each."""
     out = {}
     for bounds in BOUNDS:
-        split, seconds = bench.timed(partial(find_split, ds, y, w, criterion=criterion, method=METHOD,
+        split, seconds = bench.timed(partial(find_split, ds, y, w, criterion=criterion, method=method,
                                              rows=rows, weight_ordered=True, bounds=bounds), repeats)
         bound = lower_bounds.weight_order(ds, y, w, rows=rows, criterion=criterion, bounds=bounds)
         out[bounds] = {"assessments": split.assessments, "seconds": seconds, "score": float(split.score),
@@ -43,18 +45,18 @@ def bench_node(ds, y, w, rows, criterion, repeats):
 
 
 def run(datasets=bench.DEFAULT_DATASETS, criteria=CRITERIA, rounds=None, repeats=None, depth=1,
-        data_dir=None, quick=False, progress=False):
+        data_dir=None, quick=False, progress=False, method=METHOD):
     """Run the benchmark; returns a JSON-ready dict {"settings", "nodes", "skipped"}."""
     rounds, repeats = bench.rounds_and_repeats(rounds, repeats, quick)
     settings = {"datasets": list(datasets), "criteria": list(criteria), "rounds": rounds,
-                "repeats": repeats, "depth": depth, "quick": quick, "method": METHOD}
+                "repeats": repeats, "depth": depth, "quick": quick, "method": method}
     nodes, skipped = [], {}
     for name, _, ds, y, w, n_classes, node, rows in bench.real_nodes(datasets, rounds, depth, data_dir,
                                                                      progress, skipped):
         for criterion in criteria:
             nodes.append({"dataset": name, "node": node, "n_rows": int(rows.size),
                           "n_features": ds.n_features, "n_classes": n_classes, "criterion": criterion,
-                          **bench_node(ds, y, w, rows, criterion, repeats)})
+                          **bench_node(ds, y, w, rows, criterion, repeats, method)})
     return {"settings": settings, "nodes": nodes, "skipped": skipped}
 
 
@@ -84,7 +86,7 @@ def format_table(result):
 
 
 def plot(result, path):
-    """Assessments of ``METHOD`` with each bounds, one panel per node, weight-order bounds as ticks."""
+    """Assessments of the finder with each bounds, one panel per node, weight-order bounds as ticks."""
     nodes = result["nodes"]
     if not nodes:
         raise ValueError("no benchmark results to plot")
@@ -97,7 +99,7 @@ def plot(result, path):
         for j, (bounds, color) in enumerate(zip(BOUNDS, ["#9e9e9e", "#e07b39"])):
             xs = [i + (j - 0.5) * 0.4 for i in x]
             bars = ax.bar(xs, [r[bounds]["assessments"] for r in rows], width=0.4, color=color,
-                          label=f"{METHOD}, {bounds}")
+                          label=f"{result['settings']['method']}, {bounds}")
             ax.scatter(xs, [r[bounds]["weight_order_bound"] for r in rows], marker="_", s=300,
                        color="black", label="weight-order bound" if j else None, zorder=3)
             if bounds == "tight":
@@ -107,7 +109,7 @@ def plot(result, path):
         ax.set_ylabel("assessments")
         ax.margins(y=0.12)
         ax.legend(loc="lower right", fontsize=7)
-    fig.suptitle(f"{METHOD} assessments with the paper's and the tight bounds (labels: tight / paper)\n"
+    fig.suptitle(f"{result['settings']['method']} assessments with the paper's and the tight bounds (labels: tight / paper)\n"
                  f"AdaBoost weights after {result['settings']['rounds']} rounds", fontsize=9)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -119,6 +121,8 @@ def main(argv=None):
     bench.add_dataset_arguments(parser)
     parser.add_argument("--criteria", default=",".join(CRITERIA),
                         help=f"comma-separated, from {', '.join(CRITERIA)} (default all)")
+    parser.add_argument("--method", default=METHOD, choices=available_finders(),
+                        help=f"the finder to run (default {METHOD})")
     bench.add_arguments(parser, json_default="results/bounds.json", plot_default="results/bounds.png")
     args = parser.parse_args(argv)
     datasets = bench.selected_datasets(parser, args)
@@ -127,7 +131,7 @@ def main(argv=None):
         parser.error(f"unknown criteria in {args.criteria!r}; choose from {', '.join(CRITERIA)}")
     bench.figure_class()  # fail before the run, not after it, if matplotlib is missing
     result = run(datasets, criteria, args.rounds, args.repeats, args.depth, args.data_dir, args.quick,
-                 progress=True)
+                 progress=True, method=args.method)
     bench.publish(result, format_table(result), plot, args.json, args.plot)
     return result
 

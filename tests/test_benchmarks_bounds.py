@@ -29,6 +29,16 @@ def test_result_layout_and_consistency(result):
     assert json.loads(json.dumps(result)) == result
 
 
+def test_best_first_adaptive_ignores_the_upper_bounds():
+    """adaptive prunes with lower bounds only: both settings assess the same pairs."""
+    result = bounds.run(["satimage"], criteria=("entropy", "gini"), rounds=2, repeats=1, quick=True,
+                        method="adaptive")
+    assert result["settings"]["method"] == "adaptive"
+    for r in result["nodes"]:
+        assert r["paper"]["assessments"] == r["tight"]["assessments"]
+        assert r["tight"]["weight_order_bound"] <= r["tight"]["assessments"]
+
+
 def test_table_has_a_row_per_node_and_criterion(result):
     table = bounds.format_table(result)
     assert table.count("\nsatimage  root") == 2
@@ -42,6 +52,7 @@ def test_main_writes_json_and_png(tmp_path, capsys):
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     written = json.loads(out_json.read_text())
     assert written["settings"]["criteria"] == ["error"]
+    assert written["settings"]["method"] == bounds.METHOD
     assert [n["criterion"] for n in written["nodes"]] == ["error"]
     assert str(out_png) in capsys.readouterr().out
 
@@ -50,10 +61,12 @@ def test_help_names_the_options(capsys):
     with pytest.raises(SystemExit) as exit_info:
         bounds.main(["--help"])
     assert exit_info.value.code == 0
-    assert "--criteria" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "--criteria" in out and "--method" in out
 
 
-@pytest.mark.parametrize("argv", [["--criteria", "mse"], ["--criteria", ","], ["--datasets", "mnist"]])
+@pytest.mark.parametrize("argv", [["--criteria", "mse"], ["--criteria", ","], ["--datasets", "mnist"],
+                                  ["--method", "fastest"]])
 def test_bad_options_are_refused(argv):
     with pytest.raises(SystemExit) as exit_info:
         bounds.main(argv)
