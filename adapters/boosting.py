@@ -68,7 +68,7 @@ from sklearn.utils import check_random_state
 from .. import lower_bounds
 from .. import validation as v
 from ..dataset import Dataset
-from ..finders import Problem, check_problem, get_finder
+from ..finders import Problem, check_problem, get_finder, kernel_finder_params
 from ..kernels.criteria import BOUNDS, CRITERIA
 from ..kernels.order import merge_groups
 from ..tree import grow_from_problem
@@ -117,8 +117,9 @@ class Boosting:
 
     After ``fit``: ``classes_``, ``trees_`` (apsplit.Tree, predicting class
     codes), ``estimator_weights_``, ``estimator_errors_``, ``history_`` (one
-    dict per round: round, assessments, seconds (in the finder),
-    round_seconds, n_rows, n_features, weighted_error, alpha, train_error,
+    dict per round: round, assessments, seconds (growing the tree: in the
+    finder's calls, or in the one kernel call that grows it with a built-in
+    finder), round_seconds, n_rows, n_features, weighted_error, alpha, train_error,
     sorted (whether the round sorted the examples), and the lower bounds
     asked for), ``refit_`` (when ``refit_weights``: loss_before, loss_after,
     greedy_weights, converged, finite: whether L has a finite minimiser).
@@ -204,8 +205,7 @@ class Boosting:
             problem = Problem(ds, codes, w, self._round_rows(order[:n_positive], w),
                               self._round_features(ds.n_features, rng), C, self.criterion,
                               self.bounds)
-            finder = _TimedFinder(self.finder)
-            tree = grow_from_problem(problem, finder, self.max_depth)
+            tree, finder_seconds = self._grow(problem)
             predicted = tree.predict(ds)
             miss = predicted != codes
             err = float(w[miss].sum() / w.sum())
@@ -225,7 +225,7 @@ class Boosting:
             errors.append(err)
             correct.append(~miss)
             votes += np.where(np.arange(C) == predicted[:, None], alpha, -alpha / (C - 1))
-            record = {"round": t + 1, "assessments": tree.assessments, "seconds": finder.seconds,
+            record = {"round": t + 1, "assessments": tree.assessments, "seconds": finder_seconds,
                       "round_seconds": seconds, "n_rows": int(problem.order.size),
                       "n_features": int(problem.features.size), "weighted_error": err,
                       "alpha": alpha, "train_error": _error(_vote(votes), codes, w0),
@@ -239,6 +239,16 @@ class Boosting:
         self.estimator_weights_ = np.array(alphas)
         self.estimator_errors_ = np.array(errors)
         return correct
+
+    def _grow(self, problem):
+        """(the round's tree, seconds spent growing it: in the finder's calls, or for a
+        built-in finder in the one kernel call that grows the whole tree)."""
+        if kernel_finder_params(self.finder) is not None:
+            start = time.perf_counter()
+            tree = grow_from_problem(problem, self.finder, self.max_depth)
+            return tree, time.perf_counter() - start
+        finder = _TimedFinder(self.finder)
+        return grow_from_problem(problem, finder, self.max_depth), finder.seconds
 
     def _alpha(self, err, C, alphas):
         """(alpha, keep the tree, stop after it) for a tree of weighted error ``err``."""

@@ -127,6 +127,15 @@ _REGISTRY = {"exhaustive": Exhaustive(), "quick": Quick(), "adaptive": Adaptive(
              "adaptive_paper": AdaptivePaper()}
 
 
+def kernel_finder_params(finder):
+    """(method id, initial_fraction, n_batches) of a built-in finder whose ``find`` is the
+    kernel's, so that a whole tree can be grown in one kernel call; else None."""
+    if isinstance(finder, _KernelFinder) and type(finder).find is _KernelFinder.find \
+            and finder.name in METHODS:
+        return (METHODS[finder.name], *finder._params())
+    return None
+
+
 def register_finder(name, finder, overwrite=False):
     """Make ``finder`` (an object with ``find(problem) -> Split``) usable as ``method=name``."""
     if not isinstance(name, str) or not name:

@@ -1,11 +1,18 @@
-"""Trees grown node by node with any split finder, stored as flat arrays."""
+"""Trees grown node by node with any split finder, stored as flat arrays.
+
+The built-in finders grow a whole tree in one numba call
+(``kernels.build.grow``); a user's finder is called from a Python loop over
+the nodes.  Both grow the same tree with the same node numbering.
+"""
 
 import numpy as np
 import scipy.sparse as sp
 
 from . import validation as v
 from .dataset import Dataset
-from .finders import Problem, check_problem, get_finder
+from .finders import Problem, check_problem, get_finder, kernel_finder_params
+from .kernels import build
+from .kernels.criteria import BOUNDS, CRITERIA
 
 __all__ = ["Tree", "grow_tree", "grow_from_problem", "node_orders", "node_impurity"]
 
@@ -30,6 +37,18 @@ class Tree:
         self.n_features = n_features
         self.criterion = criterion
         self._rows = []
+
+    @classmethod
+    def from_arrays(cls, n_classes, n_features, criterion, feature, threshold, left_rank,
+                    children_left, children_right, value, n_node_samples, node_assessments,
+                    categories_left):
+        tree = cls(n_classes, n_features, criterion)
+        del tree._rows
+        tree.feature, tree.threshold, tree.left_rank = feature, threshold, left_rank
+        tree.children_left, tree.children_right = children_left, children_right
+        tree.value, tree.n_node_samples = value, n_node_samples
+        tree.node_assessments, tree.categories_left = node_assessments, categories_left
+        return tree
 
     def _add(self, value, n_samples):
         self._rows.append([LEAF, np.nan, -1, LEAF, LEAF, value, n_samples, 0, None])
@@ -84,29 +103,55 @@ class Tree:
 
     def apply(self, X):
         """Leaf id of every row of X (array, sparse matrix or the Dataset the tree was grown on)."""
-        n = X.n_rows if isinstance(X, Dataset) else X.shape[0]
-        leaf = np.zeros(n, np.int64)
-        stack = [(0, np.arange(n))]
-        while stack:
-            node, rows = stack.pop()
-            k = self.feature[node]
-            if k == LEAF or rows.size == 0:
-                leaf[rows] = node
-                continue
-            goes_left = self._goes_left(X, k, node, rows)
-            stack.append((self.children_left[node], rows[goes_left]))
-            stack.append((self.children_right[node], rows[~goes_left]))
-        return leaf
-
-    def _goes_left(self, X, k, node, rows):
-        cats = self.categories_left[node]
+        cat_start, cat_end, cat_values, is_categorical = self._categorical_arrays()
         if isinstance(X, Dataset):
-            return X.goes_left(k, rows, self.left_rank[node], cats)
+            cat_codes = np.concatenate(
+                [np.searchsorted(X.feature_values(self.feature[node]), cats)
+                 for node, cats in enumerate(self.categories_left) if cats is not None]
+                or [np.zeros(0)]).astype(np.int64)
+            return build.apply_codes(self.feature, self.left_rank, self.children_left,
+                                     self.children_right, cat_start, cat_end, cat_codes,
+                                     X.is_sparse, X.codes, X.zero_rank, X.csr_indptr,
+                                     X.csr_features, X.csr_codes, X.n_rows)
         if sp.issparse(X):
-            col = X[rows][:, [k]].toarray().ravel()
-        else:
-            col = np.asarray(X)[rows, k]
-        return col <= self.threshold[node] if cats is None else np.isin(col, cats)
+            X = sp.csr_matrix(X, dtype=np.float64)
+            if not X.has_sorted_indices:
+                X = X.sorted_indices()
+            return build.apply_values_csr(self.feature, self.threshold, self.children_left,
+                                          self.children_right, cat_start, cat_end, cat_values,
+                                          is_categorical, X.indptr.astype(np.int64),
+                                          X.indices.astype(np.int64), X.data, X.shape[0])
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
+        return build.apply_values(self.feature, self.threshold, self.children_left,
+                                  self.children_right, cat_start, cat_end, cat_values,
+                                  is_categorical, X)
+
+    def _categorical_arrays(self):
+        """(cat_start, cat_end, left category values, is_categorical) for the apply kernels."""
+        cached = getattr(self, "_categorical_cache", None)
+        if cached is not None:
+            return cached
+        nodes = self.node_count
+        start, end = np.zeros(nodes, np.int64), np.zeros(nodes, np.int64)
+        is_categorical = np.zeros(nodes, np.bool_)
+        values, total = [], 0
+        for node, cats in enumerate(self.categories_left):
+            if cats is None:
+                continue
+            is_categorical[node] = True
+            start[node], total = total, total + len(cats)
+            end[node] = total
+            values.append(np.asarray(cats, np.float64))
+        cat_values = np.concatenate(values) if values else np.zeros(0)
+        self._categorical_cache = (start, end, cat_values, is_categorical)
+        return self._categorical_cache
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_categorical_cache", None)
+        return state
 
     def predict(self, X):
         """Class code of the heaviest class in each row's leaf (first on ties)."""
@@ -150,7 +195,15 @@ def node_orders(tree, problem):
 
 
 def grow_from_problem(problem, finder, max_depth):
-    """Grow a tree from a validated root Problem (its order is kept by every child)."""
+    """Grow a tree from a validated root Problem (its order is kept by every child).
+
+    The built-in finders grow it in one numba call; any other finder is
+    called once per node from a Python loop.  Both number the nodes alike
+    (depth first, a node's two children consecutively, left first).
+    """
+    params = kernel_finder_params(finder)
+    if params is not None:
+        return _grow_with_kernel(problem, params, max_depth)
     ds, y, w = problem.dataset, problem.y, problem.sample_weight
     C = problem.n_classes
     tree = Tree(C, ds.n_features, problem.criterion)
@@ -179,6 +232,25 @@ def grow_from_problem(problem, finder, max_depth):
         stack.append((right, right_order, depth + 1))
         stack.append((left, left_order, depth + 1))
     return tree._freeze()
+
+
+def _grow_with_kernel(problem, params, max_depth):
+    """``grow_from_problem`` for a built-in finder: one ``kernels.build.grow`` call."""
+    ds = problem.dataset
+    method, fraction, batches = params
+    (feature, threshold, left_rank, children_left, children_right, value, n_samples, assessments,
+     cat_start, cat_end, cat_codes) = build.grow(
+        method, fraction, batches, min(int(max_depth), 2 ** 31), ds.is_sparse, ds.codes,
+        ds.bin_offsets, ds.zero_rank, ds.csc_indptr, ds.csc_rows, ds.csc_codes, ds.csr_indptr,
+        ds.csr_features, ds.csr_codes, ds.values, problem.order, problem.sample_weight, problem.y,
+        problem.n_classes, problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds],
+        *ds.workspace(problem.n_classes), ds.categorical)
+    categories = [None] * feature.size
+    for node in np.flatnonzero(cat_end > cat_start):
+        categories[node] = ds.feature_values(feature[node])[cat_codes[cat_start[node]:cat_end[node]]]
+    return Tree.from_arrays(problem.n_classes, ds.n_features, problem.criterion, feature, threshold,
+                            left_rank, children_left, children_right, value, n_samples,
+                            assessments, categories)
 
 
 def grow_tree(ds, y, sample_weight=None, max_depth=3, criterion="error", method="adaptive",

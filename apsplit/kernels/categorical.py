@@ -73,21 +73,18 @@ def _sum_side(left, side, cats, off, hist):
 
 
 @njit(cache=True)
-def evaluate_categorical(m, n, full, crit, bounds, off, hist, present, n_present, cumw, cumcls,
-                         parent, left, right, unseen_cls, cat_left, side, key, by_key):
-    """(lb, ub) of a categorical feature after seeing [0, m) (module docstring).
+def evaluate_categorical(full, crit, bounds, off, hist, present, n_present, seen_cls, unseen_cls,
+                         unseen, parent, left, right, cat_left, side, key, by_key):
+    """(lb, ub) of a categorical feature from its seen statistics (module docstring):
+    seen class totals ``seen_cls``, unseen class weights ``unseen_cls`` (total ``unseen``).
 
     When ``full``, the canonical best partition is written to ``cat_left``
     (1 for the present categories going left, 0 for the others).  ``side``,
     ``key`` and ``by_key`` are workspace of at least ``n_present`` entries.
     """
-    C = cumcls.shape[1]
+    C = seen_cls.shape[0]
     cats = present[off:off + n_present]
     p = n_present
-    seen_cls = cumcls[m]
-    unseen = cumw[n] - cumw[m]
-    for c in range(C):
-        unseen_cls[c] = cumcls[n, c] - cumcls[m, c]
     want_ub = not full and bounds != NO_UB
     side = side[:p]
     side[:] = 0

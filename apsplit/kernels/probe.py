@@ -4,29 +4,33 @@ weight-order lower bound's per-feature counts."""
 import numpy as np
 from numba import njit
 
-from .search import advance, setup
+from .search import QUICK, advance, setup
 from .stats import release
 
 
 @njit(cache=True)
 def reset_feature(node, state, f):
     """Forget everything feature f has seen (its workspace cells are zeroed)."""
-    feats, bin_offsets, bk_start, cursor = node[4], node[2], node[13], node[16]
-    hist, mark, present = node[17], node[18], node[19]
-    m, n_present, nzcls, nzcnt = state[0], state[1], state[5], state[6]
+    bin_offsets, feats, bk_bounds, cursor = node[2], node[4], node[14], node[17]
+    hist, mark, present, listed = node[18], node[19], node[20], node[23]
     off = bin_offsets[feats[f]]
-    for j in range(n_present[f]):
-        b = off + present[off + j]
-        mark[b] = 0
-        for c in range(hist.shape[1]):
-            hist[b, c] = 0.0
-    n_present[f] = 0
-    m[f] = 0
-    cursor[f] = bk_start[f, 0]
-    nzcls[f, :] = 0.0
-    nzcnt[f] = 0
-    state[7][f] = -1
-    state[8][f, :] = 0.0
+    if listed[f]:
+        for j in range(state[1][f]):
+            b = off + present[off + j]
+            mark[b] = 0
+            for c in range(hist.shape[1]):
+                hist[b, c] = 0.0
+    else:
+        for b in range(off, bin_offsets[feats[f] + 1]):
+            for c in range(hist.shape[1]):
+                hist[b, c] = 0.0
+    state[0][f] = 0
+    state[1][f] = 0
+    cursor[f] = bk_bounds[f, 0]
+    state[5][f] = 0
+    state[6][f] = -1
+    state[7][f, :] = 0.0
+    state[8][f] = 0
 
 
 @njit(cache=True)
@@ -67,7 +71,7 @@ def run_probe(kind, target, prefixes, is_sparse, codes, bin_offsets, zero_rank, 
               csr_indptr, csr_features, csr_codes, order, w, y, n_classes, feats, crit, bounds,
               hist, mark, present, bucket_pos, bucket_code, categorical):
     """kind 0: ``min_prefix_to_reach(target)``; kind 1: ``prefix_intervals(prefixes)``."""
-    node, state, scratch = setup(is_sparse, False, codes, bin_offsets, zero_rank, csc_indptr,
+    node, state, scratch = setup(QUICK, is_sparse, codes, bin_offsets, zero_rank, csc_indptr,
                                  csr_indptr, csr_features, csr_codes, order, w, y, n_classes,
                                  feats, crit, bounds, hist, mark, present, bucket_pos, bucket_code,
                                  categorical)
@@ -75,5 +79,5 @@ def run_probe(kind, target, prefixes, is_sparse, codes, bin_offsets, zero_rank, 
         out = min_prefix_to_reach(node, state, scratch, target).astype(np.float64).reshape(-1, 1)
     else:
         out = prefix_intervals(node, state, scratch, prefixes)
-    release(feats, bin_offsets, present, state[1], hist, mark)
+    release(feats, bin_offsets, node[23], state[8], present, state[1], hist, mark)
     return out, node[10][order.shape[0]]

@@ -19,9 +19,9 @@ that they return the same split, not only the same score:
 Every method therefore returns the brute-force optimum, and the same split.
 Scores are in weight units inside the kernels (divide by the node weight).
 
-The per-batch loops (``advance``, ``crawl``, the adaptive searches) are
-compiled without numba's reference counting (``_nrt=False``): they allocate
-nothing (``setup`` does), and a call that passes the node's ~40 arrays would
+The per-batch loops (``advance``, ``crawl``, the searches) are compiled
+without numba's reference counting (``_nrt=False``): they allocate nothing
+(``setup`` does), and a call that passes the node's ~40 arrays would
 otherwise spend most of its time in atomic reference-count updates (measured
 with perf: 40% of adaptive's time on satimage).
 """
@@ -34,62 +34,76 @@ from numba import njit
 from . import heap as hp
 from .categorical import evaluate_categorical
 from .criteria import NO_UB, impurity
-from .stats import (assess, assess_rows, candidate_slots, evaluate, merge_new,
-                    node_prefix_sums, rebuild_present, release, seen_value, sparse_buckets)
+from .stats import (DENSE_RATIO, assess, assess_rows, candidate_slots, clear_feature,
+                    distribute_new_bins, merge_new, node_arrays, release, scan, seen_value,
+                    sparse_buckets, zero_weights)
 
 TOL = 1e-10
 ADAPTIVE_INITIAL_FRACTION = 0.1
 MIN_STEP = 1.0 / 16  # best-first: smallest batch, as a fraction of the unseen weight
+LIST_MIN_BINS = 64  # batched searches list the seen values of features with more bins,
+                    # until half of the bins are seen (see ``rebound``)
+
+EXHAUSTIVE, QUICK, ADAPTIVE, ADAPTIVE_PAPER = 0, 1, 2, 3
+METHODS = {"exhaustive": EXHAUSTIVE, "quick": QUICK, "adaptive": ADAPTIVE,
+           "adaptive_paper": ADAPTIVE_PAPER}
 
 
 @njit(cache=True)
-def setup(is_sparse, rowwise, codes, bin_offsets, zero_rank, csc_indptr, csr_indptr, csr_features,
+def setup(method, is_sparse, codes, bin_offsets, zero_rank, csc_indptr, csr_indptr, csr_features,
           csr_codes, order, w, y, n_classes, feats, crit, bounds, hist, mark, present,
           bucket_pos, bucket_code, categorical):
-    """Everything a search needs for one node, as one tuple (see ``advance``).
+    """Everything a search needs for one node, as three tuples (see ``rebound``).
 
     ``categorical[k]`` marks the categorical columns (dense input only); their
     best partitions are written to ``cat_left`` (per bin, allocated only when
-    a candidate feature is categorical).
+    a candidate feature is categorical).  A feature is *listed* (keeps a
+    sorted list of its seen values) when it is categorical or has more than
+    ``DENSE_RATIO`` bins per example of the node; the others scan all bins.
 
-    Sparse input: with ``rowwise`` every feature is assessed on every example
-    here, in one pass over the rows (the exhaustive search); otherwise the
-    node's stored entries are bucketed per feature in weight order.
+    Sparse input: the exhaustive search assesses every feature on every
+    example here, in one pass over the rows; the others bucket the node's
+    stored entries per feature in weight order.
     """
     n = order.shape[0]
     F = feats.shape[0]
     C = n_classes
-    w_ord, y_ord, cumw, cumcls = node_prefix_sums(order, w, y, n_classes)
-    bk_start = np.zeros((F, 2), np.int64)
-    state = (np.zeros(F, np.int64),            # 0 m: seen prefix length
-             np.zeros(F, np.int64),            # 1 n_present
-             np.zeros(F),                      # 2 lb
-             np.full(F, math.inf),             # 3 ub
-             np.full((F, 2), -1, np.int64),    # 4 ranks of the best split
-             np.zeros((F, C)),                 # 5 sparse: stored entries' class weights
-             np.zeros(F, np.int64),            # 6 sparse: stored entries seen
-             np.full(F, -1, np.int64),         # 7 left rank of the split attaining lb
-             np.zeros((F, C)))                 # 8 its seen left class weights
-    if is_sparse:
-        slot = candidate_slots(feats, bin_offsets.shape[0] - 1)
-        if rowwise:
-            assess_rows(order, y_ord, w_ord, slot, bin_offsets, csr_indptr, csr_features,
-                        csr_codes, state[5], state[6], hist, mark)
-            for f in range(F):
-                off = bin_offsets[feats[f]]
-                state[1][f] = rebuild_present(present, off, bin_offsets[feats[f] + 1] - off, mark)
-                state[0][f] = n
-        else:
-            bk_start = sparse_buckets(order, feats, slot, csc_indptr, csr_indptr, csr_features,
-                                      csr_codes, bucket_pos, bucket_code)
-    cursor = bk_start[:, 0].copy()
-    parent = impurity(crit, cumcls[n])
+    w_ord, y_ord, cumw, cumcls, totals = node_arrays(order, w, y, n_classes, method != EXHAUSTIVE)
+    listed = np.zeros(F, np.uint8)
     any_categorical = False
     most_categories = 0
     for f in range(F):
-        if categorical[feats[f]]:
+        k = feats[f]
+        n_bins = bin_offsets[k + 1] - bin_offsets[k]
+        if categorical[k]:
+            listed[f] = 1
             any_categorical = True
-            most_categories = max(most_categories, bin_offsets[feats[f] + 1] - bin_offsets[feats[f]])
+            most_categories = max(most_categories, n_bins)
+        elif n_bins > (DENSE_RATIO * n if method == EXHAUSTIVE else LIST_MIN_BINS):
+            listed[f] = 1
+    state = (np.zeros(F, np.int64),            # 0 m: seen prefix length
+             np.zeros(F, np.int64),            # 1 n_present (listed features)
+             np.zeros(F),                      # 2 lb
+             np.full(F, math.inf),             # 3 ub
+             np.full((F, 2), -1, np.int64),    # 4 ranks of the best split
+             np.zeros(F, np.int64),            # 5 sparse: stored entries seen
+             np.full(F, -1, np.int64),         # 6 left rank of the split attaining lb
+             np.zeros((F, C)),                 # 7 its seen left class weights
+             np.zeros(F, np.uint8))            # 8 statistics zeroed by the last scan
+    bk_bounds = np.zeros((F, 2), np.int64)
+    if is_sparse:
+        slot = candidate_slots(feats, bin_offsets.shape[0] - 1)
+        if method == EXHAUSTIVE:
+            n_new = assess_rows(order, y_ord, w_ord, slot, feats, bin_offsets, csr_indptr,
+                                csr_features, csr_codes, listed, state[5], hist, mark, bucket_pos)
+            distribute_new_bins(bucket_pos, n_new, feats, bin_offsets, listed, present, state[1])
+            for f in range(F):
+                state[0][f] = n
+        else:
+            bk_bounds = sparse_buckets(order, feats, slot, csc_indptr, csr_indptr, csr_features,
+                                       csr_codes, bucket_pos, bucket_code)
+    cursor = bk_bounds[:, 0].copy()
+    parent = impurity(crit, totals)
     cat_left = np.zeros(bin_offsets[-1] if any_categorical else 0, np.uint8)
     # scratch: 0 left 1 right 2 zero 3 unseen_cls 4 out_ranks 5 newbuf 6-8 categorical
     # workspace (side, key, order) 9 candidates 10 heap by LB 11 heap by UB
@@ -98,52 +112,83 @@ def setup(is_sparse, rowwise, codes, bin_offsets, zero_rank, csc_indptr, csr_ind
                np.zeros(most_categories, np.uint8), np.empty(most_categories),
                np.empty(most_categories, np.int64), np.arange(F), hp.new_heap(F), hp.new_heap(F))
     # node: 0 is_sparse 1 codes 2 bin_offsets 3 zero_rank 4 feats 5 crit 6 bounds 7 order
-    # 8 w_ord 9 y_ord 10 cumw 11 cumcls 12 parent 13 bucket bounds 14 bucket_pos
-    # 15 bucket_code 16 cursor 17 hist 18 mark 19 present 20 categorical 21 cat_left
+    # 8 w_ord 9 y_ord 10 cumw 11 cumcls 12 totals 13 parent 14 bucket bounds 15 bucket_pos
+    # 16 bucket_code 17 cursor 18 hist 19 mark 20 present 21 categorical 22 cat_left 23 listed
     node = (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order,
-            w_ord, y_ord, cumw, cumcls, parent, bk_start, bucket_pos, bucket_code, cursor,
-            hist, mark, present, categorical, cat_left)
+            w_ord, y_ord, cumw, cumcls, totals, parent, bk_bounds, bucket_pos, bucket_code, cursor,
+            hist, mark, present, categorical, cat_left, listed)
     return node, state, scratch
 
 
 @njit(cache=True, _nrt=False)
 def advance(node, state, scratch, f, hi):
-    """Assess feature f on the examples up to ``hi`` (exclusive) and re-bound it."""
+    """Assess feature f on the examples up to ``hi`` (exclusive) and re-bound it
+    (a fully assessed feature's bounds are final: nothing to do)."""
+    if state[8][f]:
+        return
     is_sparse, codes, bin_offsets, feats = node[0], node[1], node[2], node[4]
     order, w_ord, y_ord = node[7], node[8], node[9]
-    bk_start, bk_pos, bk_code, cursor, hist, mark = node[13], node[14], node[15], node[16], node[17], node[18]
-    m, nzcls, nzcnt = state[0], state[5], state[6]
+    bk_bounds, bk_pos, bk_code, cursor, hist, mark = node[14], node[15], node[16], node[17], node[18], node[19]
+    m = state[0]
     k = feats[f]
     n_new = 0
     if hi > m[f]:
-        n_new = assess(f, k, m[f], hi, is_sparse, codes, bin_offsets[k], w_ord, y_ord, order,
-                       bk_start, bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, scratch[5], 0,
-                       node[3][k], node[11], -1, scratch[0])
+        n_new = assess(f, k, m[f], hi, is_sparse, node[23][f], codes, bin_offsets[k], w_ord, y_ord,
+                       order, bk_bounds, bk_pos, bk_code, cursor, state[5], hist, mark, scratch[5],
+                       0, node[3][k], node[11], -1, scratch[0])
         m[f] = hi
     rebound(node, state, scratch, f, n_new)
 
 
 @njit(cache=True, inline='always')
 def rebound(node, state, scratch, f, n_new):
-    """Merge f's ``n_new`` newly seen values, then recompute its bounds (``evaluate``,
-    or ``evaluate_categorical``, which leaves f's best ranks at -1 and no split to follow)."""
+    """Merge f's ``n_new`` newly seen values, then recompute its bounds (``scan``,
+    or ``evaluate_categorical``, which leaves f's best ranks at -1 and no split
+    to follow).  A fully assessed non-categorical feature's statistics are
+    cleared by the scan: its best split's left class weights are kept."""
     (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
-     cumw, cumcls, parent, bk_start, bk_pos, bk_code, cursor, hist, mark, present,
-     categorical, cat_left) = node
-    m, n_present, lb, ub, ranks, nzcls, nzcnt, lb_rank, lb_left = state
+     cumw, cumcls, totals, parent, bk_bounds, bk_pos, bk_code, cursor, hist, mark, present,
+     categorical, cat_left, listed) = node
+    m, n_present, lb, ub, ranks, nzcnt, lb_rank, lb_left, cleared = state
     left, right, zero, unseen_cls, out_ranks, newbuf = scratch[:6]
     k = feats[f]
     off = bin_offsets[k]
-    n_present[f] = merge_new(present, off, n_present[f], newbuf, n_new, bin_offsets[k + 1] - off, mark)
+    n = order.shape[0]
+    full = m[f] == n
+    if listed[f]:
+        n_present[f] = merge_new(present, off, n_present[f], newbuf, n_new)
+        if not categorical[k] and 2 * n_present[f] > bin_offsets[k + 1] - off:
+            for j in range(n_present[f]):  # most bins seen: scan them all from now on
+                mark[off + present[off + j]] = 0
+            n_present[f] = 0
+            listed[f] = 0
+    if full:
+        seen_cls = totals
+        unseen = 0.0
+        for c in range(unseen_cls.shape[0]):
+            unseen_cls[c] = 0.0
+    else:
+        seen_cls = cumcls[m[f]]
+        unseen = cumw[n] - cumw[m[f]]
+        for c in range(unseen_cls.shape[0]):
+            unseen_cls[c] = cumcls[n, c] - cumcls[m[f], c]
     if categorical[k]:
-        lb[f], ub[f] = evaluate_categorical(m[f], order.shape[0], m[f] == order.shape[0], crit,
-                                            bounds, off, hist, present, n_present[f], cumw, cumcls,
-                                            parent, left, right, unseen_cls, cat_left,
-                                            scratch[6], scratch[7], scratch[8])
+        lb[f], ub[f] = evaluate_categorical(full, crit, bounds, off, hist, present, n_present[f],
+                                            seen_cls, unseen_cls, unseen, parent, left, right,
+                                            cat_left, scratch[6], scratch[7], scratch[8])
         return
-    lb[f], ub[f] = evaluate(f, m[f], order.shape[0], m[f] == order.shape[0], crit, bounds, off,
-                            zero_rank[k], is_sparse, hist, present, n_present, nzcls, nzcnt, cumw,
-                            cumcls, parent, left, right, zero, unseen_cls, out_ranks, lb_left[f])
+    has_zero = is_sparse and zero_rank[k] >= 0 and m[f] - nzcnt[f] > 0
+    n_bins = bin_offsets[k + 1] - off
+    if has_zero:
+        zero_weights(zero, listed[f], off, n_bins, zero_rank[k], hist, present, n_present[f],
+                     seen_cls)
+    lb[f], ub[f] = scan(listed[f], off, n_bins, present, n_present[f], zero_rank[k], has_zero, zero,
+                        hist, seen_cls, unseen_cls, unseen, full, crit, bounds, parent, left, right,
+                        out_ranks, lb_left[f])
+    if full:  # final: keep only the best split's left class weights (lb_left)
+        clear_feature(listed[f], off, n_bins, present, n_present[f], hist, mark)
+        cleared[f] = 1
+        n_present[f] = 0
     ranks[f, 0] = out_ranks[0]
     ranks[f, 1] = out_ranks[1]
     lb_rank[f] = out_ranks[2]
@@ -169,12 +214,12 @@ def crawl(node, state, scratch, f, stop_above, min_step):
     is_sparse, codes, bin_offsets, zero_rank, feats = node[0], node[1], node[2], node[3], node[4]
     crit = node[5]
     order, w_ord, y_ord, cumw, cumcls = node[7], node[8], node[9], node[10], node[11]
-    bk_start, bk_pos, bk_code, cursor, hist, mark = node[13], node[14], node[15], node[16], node[17], node[18]
-    m, nzcls, nzcnt, lb_rank, lb_left = state[0], state[5], state[6], state[7], state[8]
+    bk_bounds, bk_pos, bk_code, cursor, hist, mark = node[14], node[15], node[16], node[17], node[18], node[19]
+    m, nzcnt, lb_rank, lb_left = state[0], state[5], state[6], state[7]
     right, newbuf = scratch[1], scratch[5]
     n = order.shape[0]
     k = feats[f]
-    followed = node[20][k] == 0
+    followed = node[21][k] == 0
     estimate = state[2][f]
     current = True  # f's bounds include every example it has seen
     n_new = 0
@@ -190,13 +235,18 @@ def crawl(node, state, scratch, f, stop_above, min_step):
         gap = stop_above - estimate
         lo = m[f]
         hi = prefix_end(cumw, lo, max(gap, min_step))
-        n_new = assess(f, k, lo, hi, is_sparse, codes, bin_offsets[k], w_ord, y_ord, order, bk_start,
-                       bk_pos, bk_code, cursor, nzcls, nzcnt, hist, mark, newbuf, n_new,
-                       zero_rank[k], cumcls, lb_rank[f], lb_left[f])
+        track = lb_rank[f] if followed else -1
+        n_new = assess(f, k, lo, hi, is_sparse, node[23][f], codes, bin_offsets[k], w_ord, y_ord,
+                       order, bk_bounds, bk_pos, bk_code, cursor, nzcnt, hist, mark, newbuf, n_new,
+                       zero_rank[k], cumcls, track, lb_left[f])
         m[f] = hi
         current = False
-        # a categorical feature follows no split: re-bound it after every batch
-        estimate = seen_value(crit, lb_left[f], cumcls[hi], right) if followed else math.inf
+        if not followed:  # a categorical feature follows no split: re-bound it after every batch
+            estimate = math.inf
+        elif track < 0:  # the LB was the one-sided seen partition: its value is f(T_seen)
+            estimate = impurity(crit, cumcls[hi])
+        else:
+            estimate = seen_value(crit, lb_left[f], cumcls[hi], right)
 
 
 @njit(cache=True, inline='always')
@@ -246,7 +296,7 @@ def choose(state, candidates, n_cand, tie):
 
 @njit(cache=True, _nrt=False)
 def exhaustive(node, state, scratch):
-    """Assess every feature on every example."""
+    """Assess every feature on every example (sparse: already done by ``setup``)."""
     cumw = node[10]
     n = cumw.shape[0] - 1
     F = node[4].shape[0]
@@ -418,38 +468,45 @@ def adaptive_paper(node, state, scratch):
 
 
 @njit(cache=True)
-def child_weights(node, state, f, left_rank):
-    """Class weights (left, right) of feature f's split at ``left_rank`` (categorical:
-    its best partition in ``cat_left``), and the codes going left if f is
-    categorical (else an empty array); f fully assessed."""
-    is_sparse, bin_offsets, zero_rank, feats = node[0], node[2], node[3], node[4]
-    cumcls, hist, mark, categorical, cat_left = node[11], node[17], node[18], node[20], node[21]
+def child_weights(node, state, f):
+    """Class weights (left, right) of feature f's best split, f fully assessed, and
+    the codes going left if f is categorical (its best partition in ``cat_left``;
+    else an empty array)."""
+    bin_offsets, feats, totals = node[2], node[4], node[12]
+    hist, present, categorical, cat_left = node[18], node[20], node[21], node[22]
     k = feats[f]
     off = bin_offsets[k]
-    C = cumcls.shape[1]
-    n = cumcls.shape[0] - 1
+    C = totals.shape[0]
     out = np.zeros((2, C))
-    left_codes = np.empty(bin_offsets[k + 1] - off if categorical[k] else 0, np.int64)
-    n_left = 0
-    for r in range(bin_offsets[k + 1] - off):
-        if mark[off + r]:
-            if categorical[k]:
-                side = 1 - cat_left[off + r]
-                if side == 0:
-                    left_codes[n_left] = r
-                    n_left += 1
-            else:
-                side = 0 if r <= left_rank else 1
-            for c in range(C):
-                out[side, c] += hist[off + r, c]
-    if is_sparse and zero_rank[k] >= 0 and n - state[6][f] > 0:
-        side = 0 if zero_rank[k] <= left_rank else 1
+    if not categorical[k]:
         for c in range(C):
-            out[side, c] += max(cumcls[n, c] - state[5][f, c], 0.0)
+            out[0, c] = state[7][f, c]
+            out[1, c] = max(totals[c] - state[7][f, c], 0.0)
+        return out, np.empty(0, np.int64)
+    n_present = state[1][f]
+    left_codes = np.empty(n_present, np.int64)
+    n_left = 0
+    for j in range(n_present):
+        r = present[off + j]
+        side = 1 - cat_left[off + r]
+        if side == 0:
+            left_codes[n_left] = r
+            n_left += 1
+        for c in range(C):
+            out[side, c] += hist[off + r, c]
     return out, left_codes[:n_left]
 
 
-METHODS = {"exhaustive": 0, "quick": 1, "adaptive": 2, "adaptive_paper": 3}
+@njit(cache=True)
+def search(node, state, scratch, method, initial_fraction, n_batches):
+    """(position in feats or -1, left rank, right rank, score, assessments) of one node."""
+    if method == EXHAUSTIVE:
+        return exhaustive(node, state, scratch)
+    if method == QUICK:
+        return quick(node, state, scratch, initial_fraction, n_batches)
+    if method == ADAPTIVE:
+        return adaptive(node, state, scratch)
+    return adaptive_paper(node, state, scratch)
 
 
 @njit(cache=True)
@@ -463,21 +520,14 @@ def run(method, initial_fraction, n_batches, is_sparse, codes, bin_offsets, zero
     left (a categorical winner; else empty)).  The adaptive search uses only
     lower bounds, so its scans skip the upper ones (``NO_UB``).
     """
-    node, state, scratch = setup(is_sparse, method == 0, codes, bin_offsets, zero_rank,
-                                 csc_indptr, csr_indptr, csr_features, csr_codes, order, w, y,
-                                 n_classes, feats, crit, NO_UB if method == 2 else bounds, hist,
-                                 mark, present, bucket_pos, bucket_code, categorical)
-    if method == 0:
-        best, lr, rr, score, total = exhaustive(node, state, scratch)
-    elif method == 1:
-        best, lr, rr, score, total = quick(node, state, scratch, initial_fraction, n_batches)
-    elif method == 2:
-        best, lr, rr, score, total = adaptive(node, state, scratch)
-    else:
-        best, lr, rr, score, total = adaptive_paper(node, state, scratch)
+    node, state, scratch = setup(method, is_sparse, codes, bin_offsets, zero_rank, csc_indptr,
+                                 csr_indptr, csr_features, csr_codes, order, w, y, n_classes,
+                                 feats, crit, NO_UB if method == ADAPTIVE else bounds, hist, mark,
+                                 present, bucket_pos, bucket_code, categorical)
+    best, lr, rr, score, total = search(node, state, scratch, method, initial_fraction, n_batches)
     children = np.zeros((2, n_classes))
     left_codes = np.zeros(0, np.int64)
     if best >= 0:
-        children, left_codes = child_weights(node, state, best, lr)
-    release(feats, bin_offsets, present, state[1], hist, mark)
+        children, left_codes = child_weights(node, state, best)
+    release(feats, bin_offsets, node[23], state[8], present, state[1], hist, mark)
     return best, lr, rr, score, total, children, node[10][order.shape[0]], left_codes

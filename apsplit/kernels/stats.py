@@ -1,14 +1,24 @@
-"""Per-feature running statistics of a node: assessing examples and bounding scores.
+"""Per-feature running statistics of a node: assessing examples and scanning a feature's splits.
 
 A node's examples are numbered 0..n-1 in weight order.  Feature f has *seen*
-the prefix [0, m_f).  Its statistics are the class weights per distinct value
-(``hist``, indexed by global bin) and the sorted list of values seen so far
-(``present``).  Sparse features never store the implicit zero: its class
-weights are the seen class totals minus the stored entries' (exact count kept
-separately, so an absent zero contributes exactly nothing).
+the prefix [0, m_f).  Its statistics are the class weights per bin (its rows
+of the Dataset's ``hist`` workspace), always accumulated in weight order, so
+that a fully assessed feature's statistics are bit-identical whatever the
+batches.  A scan visits the feature's bins in value order, in one of two
+layouts chosen per feature and node (``uses_list``):
 
-All arrays are plain numpy arrays; ``hist``, ``mark`` and ``present`` are the
-Dataset's workspace, which every search leaves zeroed again (``release``).
+dense   every bin of the feature, empty ones skipped: for features with few
+        values against the node's size (``n_bins <= DENSE_RATIO * n``)
+listed  a sorted list of the bins seen so far (``present``, ``mark``): new
+        values are merged in after each batch, and a scan costs O(values
+        seen): for many-valued features in small nodes, and categorical ones
+
+Sparse features never store the implicit zero: its class weights are the
+seen class totals minus the stored entries' (``nzcnt`` counts the stored
+entries seen, so an absent zero contributes exactly nothing).
+
+All arrays are plain numpy arrays; ``hist``, ``mark`` and ``present`` are
+the Dataset's workspace, which every search leaves zeroed again.
 """
 
 import math
@@ -20,25 +30,31 @@ from .criteria import ERROR, NO_UB, TIGHT, impurity, split_value
 from .sort import heapsort
 
 NO_KEYS = np.empty(0)
+DENSE_RATIO = 4  # a feature with at most DENSE_RATIO * n bins scans them all
 
 
 @njit(cache=True)
-def node_prefix_sums(order, w, y, n_classes):
-    """Weight-ordered copies of w and y, prefix sums of weight and of class weight."""
+def node_arrays(order, w, y, n_classes, prefixes):
+    """Weight-ordered copies of w and y, the prefix sums of weight, and the node's
+    class totals; with ``prefixes`` also the prefix sums of class weight
+    ((n + 1) x C; else an empty (0, C) array)."""
     n = order.shape[0]
     w_ord = np.empty(n)
     y_ord = np.empty(n, np.int64)
     cumw = np.zeros(n + 1)
-    cumcls = np.zeros((n + 1, n_classes))
+    totals = np.zeros(n_classes)
+    cumcls = np.zeros((n + 1 if prefixes else 0, n_classes))
     for p in range(n):
         i = order[p]
         w_ord[p] = w[i]
         y_ord[p] = y[i]
         cumw[p + 1] = cumw[p] + w[i]
-        for c in range(n_classes):
-            cumcls[p + 1, c] = cumcls[p, c]
-        cumcls[p + 1, y[i]] += w[i]
-    return w_ord, y_ord, cumw, cumcls
+        totals[y[i]] += w[i]
+        if prefixes:
+            for c in range(n_classes):
+                cumcls[p + 1, c] = cumcls[p, c]
+            cumcls[p + 1, y[i]] += w[i]
+    return w_ord, y_ord, cumw, cumcls, totals
 
 
 @njit(cache=True)
@@ -77,47 +93,63 @@ def sparse_buckets(order, feats, slot, csc_indptr, csr_indptr, csr_features, csr
 
 
 @njit(cache=True)
-def assess_rows(order, y_ord, w_ord, slot, bin_offsets, csr_indptr, csr_features, csr_codes,
-                nzcls, nzcnt, hist, mark):
+def assess_rows(order, y_ord, w_ord, slot, feats, bin_offsets, csr_indptr, csr_features, csr_codes,
+                listed, nzcnt, hist, mark, newbins):
     """Assess every candidate feature on every example in one row-wise pass (sparse).
 
-    Adds to each histogram cell in weight order, as feature-wise passes do, so
-    scores are bit-identical to theirs.  The present lists are left to the caller.
+    Adds to each histogram cell in weight order, as the feature-wise passes
+    do, so statistics are bit-identical to theirs.  The bins first seen by a
+    listed feature are collected in ``newbins``; returns their count.
     """
+    n_new = 0
     for p in range(order.shape[0]):
         i = order[p]
         c = y_ord[p]
         wp = w_ord[p]
         for e in range(csr_indptr[i], csr_indptr[i + 1]):
-            k = csr_features[e]
-            f = slot[k]
+            f = slot[csr_features[e]]
             if f >= 0:
-                b = bin_offsets[k] + csr_codes[e]
-                mark[b] = 1
+                b = bin_offsets[feats[f]] + csr_codes[e]
                 hist[b, c] += wp
-                nzcls[f, c] += wp
                 nzcnt[f] += 1
+                if listed[f] and mark[b] == 0:
+                    mark[b] = 1
+                    newbins[n_new] = b
+                    n_new += 1
+    return n_new
 
 
 @njit(cache=True)
-def rebuild_present(present, off, n_bins, mark):
-    """Feature's present list from its marks (O(bins)); returns its length."""
-    j = 0
-    for r in range(n_bins):
-        if mark[off + r]:
-            present[off + j] = r
+def distribute_new_bins(newbins, n_new, feats, bin_offsets, listed, present, n_present):
+    """Present lists of the listed features from the global bins first seen by a pass."""
+    bins = newbins[:n_new]
+    heapsort(NO_KEYS, bins)
+    for f in range(feats.shape[0]):
+        if not listed[f]:
+            continue
+        off = bin_offsets[feats[f]]
+        end = bin_offsets[feats[f] + 1]
+        lo, hi = 0, n_new
+        while lo < hi:  # first bin >= off
+            mid = (lo + hi) // 2
+            if bins[mid] < off:
+                lo = mid + 1
+            else:
+                hi = mid
+        j = 0
+        while lo < n_new and bins[lo] < end:
+            present[off + j] = bins[lo] - off
             j += 1
-    return j
+            lo += 1
+        n_present[f] = j
 
 
 @njit(cache=True, inline='always')
-def merge_new(present, off, n_old, newbuf, n_new, n_bins, mark):
-    """Merge the ``n_new`` newly seen ranks into feature's sorted present list."""
+def merge_new(present, off, n_old, newbuf, n_new):
+    """Merge the ``n_new`` newly seen ranks into the feature's sorted present list."""
     if n_new == 0:
         return n_old
     total = n_old + n_new
-    if n_new * (math.log2(n_new) + 1.0) > n_bins:  # cheaper than sorting the new ranks
-        return rebuild_present(present, off, n_bins, mark)
     new = newbuf[:n_new]
     if n_new <= 32:
         for a in range(1, n_new):  # insertion sort: no allocation for small batches
@@ -142,20 +174,24 @@ def merge_new(present, off, n_old, newbuf, n_new, n_bins, mark):
     return total
 
 
-@njit(cache=True, inline='always')
-def assess(f, k, lo, hi, is_sparse, codes, off, w_ord, y_ord, order, bk_bounds, bk_pos, bk_code,
-           cursor, nzcls, nzcnt, hist, mark, newbuf, n_new, zero_rank, cumcls, track_rank,
+@njit(cache=True)
+def assess(f, k, lo, hi, is_sparse, listed, codes, off, w_ord, y_ord, order, bk_bounds, bk_pos,
+           bk_code, cursor, nzcnt, hist, mark, newbuf, n_new, zero_rank, cumcls, track_rank,
            track_left):
     """Add examples [lo, hi) of the weight order to feature f (column k).
 
-    Values seen for the first time are appended to ``newbuf`` after its first
-    ``n_new`` entries; returns the new count (``merge_new`` sorts them in).
-    The class weights of the examples with code <= ``track_rank`` (the left
-    child of a followed split; -1: none) are added to ``track_left``.
-    Sparse: a batch's zeros are its class totals minus its stored entries'.
+    A listed feature's values seen for the first time are appended to
+    ``newbuf`` after its first ``n_new`` entries; returns the new count
+    (``merge_new`` sorts them in).  With ``track_rank >= 0``, the class
+    weights of the examples with code <= ``track_rank`` (the left child of a
+    followed split) are added to ``track_left``.  Sparse: a batch's zeros are
+    its class totals minus its stored entries'.
     """
+    tracking = track_rank >= 0
+    hist_f = hist[off:]  # views indexed from 0: numba's negative-index checks then fold away
+    mark_f = mark[off:]
     if is_sparse:
-        zeros_left = 0 <= zero_rank <= track_rank
+        zeros_left = tracking and 0 <= zero_rank <= track_rank
         if zeros_left:  # count the whole batch as zeros, then correct for stored entries
             for c in range(track_left.shape[0]):
                 track_left[c] += cumcls[hi, c] - cumcls[lo, c]
@@ -164,31 +200,158 @@ def assess(f, k, lo, hi, is_sparse, codes, off, w_ord, y_ord, order, bk_bounds, 
         while e < end and bk_pos[e] < hi:
             p = bk_pos[e]
             c = y_ord[p]
-            b = off + bk_code[e]
-            if mark[b] == 0:
-                mark[b] = 1
-                newbuf[n_new] = bk_code[e]
-                n_new += 1
-            hist[b, c] += w_ord[p]
-            nzcls[f, c] += w_ord[p]
-            nzcnt[f] += 1
-            if (bk_code[e] <= track_rank) != zeros_left:
-                track_left[c] += -w_ord[p] if zeros_left else w_ord[p]
-            e += 1
-        cursor[f] = e
-    else:
-        for p in range(lo, hi):
-            r = codes[k, order[p]]
-            c = y_ord[p]
-            b = off + r
-            if mark[b] == 0:
-                mark[b] = 1
+            r = bk_code[e]
+            if listed and mark_f[r] == 0:
+                mark_f[r] = 1
                 newbuf[n_new] = r
                 n_new += 1
-            hist[b, c] += w_ord[p]
+            hist_f[r, c] += w_ord[p]
+            if tracking and (r <= track_rank) != zeros_left:
+                track_left[c] += -w_ord[p] if zeros_left else w_ord[p]
+            e += 1
+        nzcnt[f] += e - cursor[f]
+        cursor[f] = e
+        return n_new
+    row = codes[k]
+    rows = order[lo:hi]
+    ys = y_ord[lo:hi]
+    ws = w_ord[lo:hi]
+    if listed:
+        for p in range(rows.shape[0]):
+            r = row[rows[p]]
+            c = ys[p]
+            if mark_f[r] == 0:
+                mark_f[r] = 1
+                newbuf[n_new] = r
+                n_new += 1
+            hist_f[r, c] += ws[p]
             if r <= track_rank:
-                track_left[c] += w_ord[p]
+                track_left[c] += ws[p]
+    elif tracking:
+        for p in range(rows.shape[0]):
+            r = row[rows[p]]
+            c = ys[p]
+            hist_f[r, c] += ws[p]
+            if r <= track_rank:
+                track_left[c] += ws[p]
+    else:
+        for p in range(rows.shape[0]):
+            hist_f[row[rows[p]], ys[p]] += ws[p]
     return n_new
+
+
+@njit(cache=True)
+def zero_weights(zero, listed, off, n_bins, zero_rank, hist, present, n_present, seen_cls):
+    """Class weights of the implicit zero of a sparse feature that has seen one:
+    the seen class totals minus the stored entries'.  (Not inlined: inlined
+    into ``rebound`` it slowed every dense scan by half.)"""
+    C = zero.shape[0]
+    for c in range(C):
+        zero[c] = 0.0
+    items = n_present if listed else n_bins
+    for j in range(items):
+        r = present[off + j] if listed else j
+        if r != zero_rank:
+            for c in range(C):
+                zero[c] += hist[off + r, c]
+    for c in range(C):
+        zero[c] = max(seen_cls[c] - zero[c], 0.0)
+
+
+@njit(cache=True)
+def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, hist, seen_cls,
+         unseen_cls, unseen, full, crit, bounds, parent, left, right, out_ranks, lb_left):
+    """Bounds on a feature's best score (weight units) from its seen statistics.
+
+    Visits the feature's present bins in value order (listed: the present
+    list; dense: every bin, skipping empty ones), the sparse zero (class
+    weights ``zero``) at its rank.  Returns (lb, ub); writes into
+    ``out_ranks`` the ranks (left value, right value) of the split attaining
+    ub (of the best split when ``full``; -1 if none) and, at index 2, the left
+    rank of the split attaining lb (-1: the one-sided seen partition), whose
+    seen left class weights go to ``lb_left``.
+
+    lb: min over the splits the seen values allow of f(L_seen) + f(R_seen),
+        and, unless ``full``, of f(T_seen) (unseen values may lie outside the
+        seen range).  Superadditivity makes it a lower bound.
+    ub: min over splits with both children seen (hence real splits) of
+        ``criteria.split_value``'s upper bound on their final value, capped by
+        the node's own impurity ``parent`` (no split is better than none).
+        +inf when no split has two seen children, or when ``bounds`` is NO_UB.
+        When ``full``, lb == ub == the exact score.
+    """
+    C = left.shape[0]
+    want_ub = not full and bounds != NO_UB
+    seen_total = 0.0
+    for c in range(C):
+        left[c] = 0.0
+        seen_total += seen_cls[c]
+    best_lb = math.inf
+    best_ub = math.inf
+    out_ranks[0] = -1
+    out_ranks[1] = -1
+    out_ranks[2] = -1
+    items = n_present + (1 if has_zero else 0) if listed else n_bins
+    i = 0
+    zero_pending = has_zero
+    prev_rank = -1
+    for t in range(items):
+        if listed:
+            if zero_pending and (i >= n_present or zero_rank < present[off + i]):
+                rank = zero_rank
+                zero_pending = False
+            else:
+                rank = present[off + i]
+                i += 1
+        else:
+            rank = t
+            if not (has_zero and rank == zero_rank):
+                empty = True
+                for c in range(C):
+                    if hist[off + rank, c] != 0.0:
+                        empty = False
+                        break
+                if empty:
+                    continue
+        from_zero = has_zero and rank == zero_rank
+        if prev_rank >= 0:
+            if crit == ERROR:
+                seen, ub = _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen,
+                                        want_ub)
+            else:
+                for c in range(C):
+                    right[c] = seen_cls[c] - left[c]
+                seen, ub = split_value(crit, bounds, left, right, unseen_cls, unseen, want_ub)
+            if seen < best_lb:
+                best_lb = seen
+                out_ranks[2] = prev_rank
+                for c in range(C):
+                    lb_left[c] = left[c]
+                if full:
+                    out_ranks[0] = prev_rank
+                    out_ranks[1] = rank
+            if want_ub and ub < best_ub:
+                best_ub = ub
+                out_ranks[0] = prev_rank
+                out_ranks[1] = rank
+        if from_zero:
+            for c in range(C):
+                left[c] += zero[c]
+        else:
+            for c in range(C):
+                left[c] += hist[off + rank, c]
+        prev_rank = rank
+    if full:
+        return best_lb, best_lb
+    one_sided = impurity(crit, seen_cls)
+    if one_sided < best_lb:
+        best_lb = one_sided
+        out_ranks[2] = -1
+        for c in range(C):
+            lb_left[c] = 0.0
+    if best_ub < math.inf:
+        best_ub = min(best_ub, parent)
+    return best_lb, best_ub
 
 
 @njit(cache=True, inline='always')
@@ -220,95 +383,6 @@ def _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, want_ub
 
 
 @njit(cache=True, inline='always')
-def evaluate(f, m, n, full, crit, bounds, off, zero_rank, is_sparse,
-             hist, present, n_present, nzcls, nzcnt, cumw, cumcls, parent,
-             left, right, zero, unseen_cls, out_ranks, lb_left):
-    """Bounds on feature f's best score (weight units) after seeing [0, m).
-
-    Returns (lb, ub).  Writes into ``out_ranks`` the ranks (left value, right
-    value) of the split attaining ub (of the best split when m == n; -1 if
-    none) and, at index 2, the left rank of the split attaining lb (-1: the
-    one-sided seen partition), whose seen left class weights go to ``lb_left``.
-
-    lb: min over the splits the seen values allow of f(L_seen) + f(R_seen),
-        and, unless all examples are seen, of f(T_seen) (unseen values may
-        lie outside the seen range).  Superadditivity makes it a lower bound.
-    ub: min over splits with both children seen (hence real splits) of an
-        upper bound on their final score:
-          paper: f(L) + f(R) + the paper's unseen terms (Sec. 3; App. B, Eq. 3)
-          tight: f(L) + f(R) + sum_c U_c max(gL_c, gR_c)
-        with U_c the unseen weight of class c and g supergradients of f
-        (``criteria``), both capped by the node's own
-        impurity ``parent`` (no split is better than none).  +inf when no
-        split has two seen children, or when ``bounds`` is NO_UB.  When
-        m == n, lb == ub == exact score.
-    """
-    C = cumcls.shape[1]
-    want_ub = not full and bounds != NO_UB
-    n_zero = m - nzcnt[f] if is_sparse and zero_rank >= 0 else 0
-    for c in range(C):
-        left[c] = 0.0
-        zero[c] = cumcls[m, c] - nzcls[f, c] if n_zero > 0 else 0.0
-    unseen = cumw[n] - cumw[m]
-    seen_total = 0.0
-    seen_cls = cumcls[m]
-    for c in range(C):
-        unseen_cls[c] = cumcls[n, c] - cumcls[m, c]
-        seen_total += cumcls[m, c]
-    n_items = n_present[f] + (1 if n_zero > 0 else 0)
-    best_lb = math.inf
-    best_ub = math.inf
-    out_ranks[0] = -1
-    out_ranks[1] = -1
-    out_ranks[2] = -1
-    i = 0
-    zero_pending = n_zero > 0
-    prev_rank = -1
-    for t in range(n_items):
-        if zero_pending and (i >= n_present[f] or zero_rank < present[off + i]):
-            rank = zero_rank
-            zero_pending = False
-            from_zero = True
-        else:
-            rank = present[off + i]
-            i += 1
-            from_zero = False
-        if t > 0:
-            if crit == ERROR:
-                seen, ub = _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, want_ub)
-            else:
-                for c in range(C):
-                    right[c] = cumcls[m, c] - left[c]
-                seen, ub = split_value(crit, bounds, left, right, unseen_cls, unseen, want_ub)
-            if seen < best_lb:
-                best_lb = seen
-                out_ranks[2] = prev_rank
-                for c in range(C):
-                    lb_left[c] = left[c]
-                if full:
-                    out_ranks[0] = prev_rank
-                    out_ranks[1] = rank
-            if want_ub and ub < best_ub:
-                best_ub = ub
-                out_ranks[0] = prev_rank
-                out_ranks[1] = rank
-        for c in range(C):
-            left[c] += zero[c] if from_zero else hist[off + rank, c]
-        prev_rank = rank
-    if full:
-        return best_lb, best_lb
-    one_sided = impurity(crit, cumcls[m])
-    if one_sided < best_lb:
-        best_lb = one_sided
-        out_ranks[2] = -1
-        for c in range(C):
-            lb_left[c] = 0.0
-    if best_ub < math.inf:
-        best_ub = min(best_ub, parent)
-    return best_lb, best_ub
-
-
-@njit(cache=True, inline='always')
 def seen_value(crit, left, seen_cls, right):
     """f(L) + f(T - L) for seen class totals T: the seen value of one split."""
     for c in range(left.shape[0]):
@@ -316,15 +390,29 @@ def seen_value(crit, left, seen_cls, right):
     return impurity(crit, left) + impurity(crit, right)
 
 
-@njit(cache=True)
-def release(feats, bin_offsets, present, n_present, hist, mark):
-    """Zero the workspace cells touched by a search."""
+@njit(cache=True, inline='always')
+def clear_feature(listed, off, n_bins, present, n_present, hist, mark):
+    """Zero one feature's workspace cells (listed: its present bins and marks; dense: all bins)."""
     C = hist.shape[1]
-    for f in range(feats.shape[0]):
-        off = bin_offsets[feats[f]]
-        for j in range(n_present[f]):
+    if listed:
+        for j in range(n_present):
             b = off + present[off + j]
             mark[b] = 0
             for c in range(C):
                 hist[b, c] = 0.0
+    else:
+        for b in range(off, off + n_bins):
+            for c in range(C):
+                hist[b, c] = 0.0
+
+
+@njit(cache=True)
+def release(feats, bin_offsets, listed, cleared, present, n_present, hist, mark):
+    """Zero the workspace cells a search left set (listed: the present bins; dense: all),
+    except those of the ``cleared`` features, which their last scan zeroed."""
+    for f in range(feats.shape[0]):
+        if not cleared[f]:
+            k = feats[f]
+            clear_feature(listed[f], bin_offsets[k], bin_offsets[k + 1] - bin_offsets[k], present,
+                          n_present[f], hist, mark)
         n_present[f] = 0

@@ -1,0 +1,268 @@
+"""Growing a tree in one call, and routing rows down a fitted tree.
+
+``grow`` is the tree builder of the built-in finders: it splits the nodes
+depth-first (left child first), one ``search.search`` per node, and keeps
+each node's rows as a contiguous segment of one array in weight order, so
+that a child's segment is a stable partition of its parent's.  The tree it
+returns is flat parallel arrays (``apsplit.tree.Tree``).
+
+``apply_*`` give the leaf of every row of the binned Dataset (codes) or of
+raw X (values): a walk from the root per row.
+"""
+
+import numpy as np
+from numba import njit
+
+from .search import child_weights, search, setup
+from .stats import release
+from .criteria import NO_UB
+
+LEAF = -1
+
+
+@njit(cache=True)
+def threshold_of(values, off, n_bins, left_rank, right_rank):
+    """(t, r): the midpoint t of two consecutive distinct values of a feature and the
+    rank r of the largest value <= t, so that ``x <= t`` and ``code <= r`` select
+    the same rows.  If rounding puts the midpoint on the right value, the left
+    value is used (the split still separates the two values)."""
+    lo = values[off + left_rank]
+    hi = values[off + right_rank]
+    t = lo / 2.0 + hi / 2.0
+    if t >= hi or not np.isfinite(t):
+        t = lo
+    a, b = 0, n_bins  # first rank with value > t
+    while a < b:
+        mid = (a + b) // 2
+        if values[off + mid] > t:
+            b = mid
+        else:
+            a = mid + 1
+    return t, a - 1
+
+
+@njit(cache=True)
+def _class_weights(rows, w, y, out):
+    for c in range(out.shape[0]):
+        out[c] = 0.0
+    for p in range(rows.shape[0]):
+        out[y[rows[p]]] += w[rows[p]]
+
+
+@njit(cache=True)
+def grow(method, initial_fraction, n_batches, max_depth, is_sparse, codes, bin_offsets, zero_rank,
+         csc_indptr, csc_rows, csc_codes, csr_indptr, csr_features, csr_codes, values, order, w, y,
+         n_classes, feats, crit, bounds, hist, mark, present, bucket_pos, bucket_code, categorical):
+    """Grow a tree of depth at most ``max_depth`` from the root's rows ``order``
+    (positive weights, decreasing weight order), one search per node.
+
+    A node is a leaf at ``max_depth``, when it holds fewer than two rows, when
+    one class holds all its weight, or when the search finds no split.
+    Returns the tree's arrays: feature, threshold, left_rank, children_left,
+    children_right, value (class weights), n_node_samples, node_assessments,
+    and the categorical splits' left codes (a node's codes are
+    cat_codes[cat_start[node]:cat_end[node]]; empty for other nodes).
+    """
+    n = order.shape[0]
+    C = n_classes
+    cap = 2 * n - 1
+    if max_depth < 30:
+        cap = min(cap, 2 ** (max_depth + 1) - 1)
+    feature = np.full(cap, LEAF, np.int64)
+    threshold = np.full(cap, np.nan)
+    left_rank = np.full(cap, -1, np.int64)
+    children_left = np.full(cap, LEAF, np.int64)
+    children_right = np.full(cap, LEAF, np.int64)
+    value = np.zeros((cap, C))
+    n_samples = np.zeros(cap, np.int64)
+    assessments = np.zeros(cap, np.int64)
+    cat_start = np.zeros(cap, np.int64)
+    cat_end = np.zeros(cap, np.int64)
+    cat_codes = np.empty(0, np.int64)
+    n_cat_codes = 0
+    any_categorical = False
+    for f in range(feats.shape[0]):
+        if categorical[feats[f]]:
+            any_categorical = True
+    if any_categorical:
+        cat_codes = np.empty(cap * 8, np.int64)
+    rows = order.copy()
+    spare = np.empty(n, np.int64)
+    goes_left = np.empty(n, np.uint8)
+    rowcode = np.full(codes.shape[1] if not is_sparse else csr_indptr.shape[0] - 1, -1, np.int64)
+    stack = np.empty((cap, 4), np.int64)  # node, start, end, depth
+    _class_weights(rows, w, y, value[0])
+    n_samples[0] = n
+    n_nodes = 1
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, 0, n, 0
+    top = 1
+    search_bounds = NO_UB if method == 2 else bounds
+    while top > 0:
+        top -= 1
+        node, start, end, depth = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+        classes = 0
+        for c in range(C):
+            if value[node, c] > 0.0:
+                classes += 1
+        if depth >= max_depth or end - start < 2 or classes < 2:
+            continue
+        seg = rows[start:end]
+        nd, st, sc = setup(method, is_sparse, codes, bin_offsets, zero_rank, csc_indptr,
+                           csr_indptr, csr_features, csr_codes, seg, w, y, C, feats, crit,
+                           search_bounds, hist, mark, present, bucket_pos, bucket_code,
+                           categorical)
+        best, lr, rr, score, total = search(nd, st, sc, method, initial_fraction, n_batches)
+        assessments[node] = total
+        left_codes = np.empty(0, np.int64)
+        if best >= 0 and categorical[feats[best]]:
+            _, left_codes = child_weights(nd, st, best)
+        release(feats, bin_offsets, nd[23], st[8], present, st[1], hist, mark)
+        if best < 0:
+            continue
+        k = feats[best]
+        off = bin_offsets[k]
+        n_bins = bin_offsets[k + 1] - off
+        # which rows go left: code <= left rank, or code among the left categories
+        if categorical[k]:
+            cat_mask = np.zeros(n_bins, np.uint8)
+            for j in range(left_codes.shape[0]):
+                cat_mask[left_codes[j]] = 1
+            cat_start[node] = n_cat_codes
+            for j in range(left_codes.shape[0]):
+                if n_cat_codes == cat_codes.shape[0]:
+                    grown = np.empty(2 * cat_codes.shape[0], np.int64)
+                    grown[:n_cat_codes] = cat_codes[:n_cat_codes]
+                    cat_codes = grown
+                cat_codes[n_cat_codes] = left_codes[j]
+                n_cat_codes += 1
+            cat_end[node] = n_cat_codes
+            for p in range(seg.shape[0]):
+                goes_left[p] = cat_mask[codes[k, seg[p]]]
+        else:
+            t, r = threshold_of(values, off, n_bins, lr, rr)
+            threshold[node] = t
+            left_rank[node] = r
+            if is_sparse:
+                for e in range(csc_indptr[k], csc_indptr[k + 1]):
+                    rowcode[csc_rows[e]] = csc_codes[e]
+                for p in range(seg.shape[0]):
+                    code = rowcode[seg[p]]
+                    goes_left[p] = (code if code >= 0 else zero_rank[k]) <= r
+                for e in range(csc_indptr[k], csc_indptr[k + 1]):
+                    rowcode[csc_rows[e]] = -1
+            else:
+                for p in range(seg.shape[0]):
+                    goes_left[p] = codes[k, seg[p]] <= r
+        n_left = 0
+        n_right = 0
+        for p in range(seg.shape[0]):
+            if goes_left[p]:
+                seg[n_left] = seg[p]
+                n_left += 1
+            else:
+                spare[n_right] = seg[p]
+                n_right += 1
+        seg[n_left:] = spare[:n_right]
+        feature[node] = k
+        left, right = n_nodes, n_nodes + 1
+        n_nodes += 2
+        children_left[node] = left
+        children_right[node] = right
+        _class_weights(seg[:n_left], w, y, value[left])
+        _class_weights(seg[n_left:], w, y, value[right])
+        n_samples[left] = n_left
+        n_samples[right] = n_right
+        stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = right, start + n_left, end, depth + 1
+        stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3] = left, start, start + n_left, depth + 1
+        top += 2
+    return (feature[:n_nodes], threshold[:n_nodes], left_rank[:n_nodes], children_left[:n_nodes],
+            children_right[:n_nodes], value[:n_nodes], n_samples[:n_nodes], assessments[:n_nodes],
+            cat_start[:n_nodes], cat_end[:n_nodes], cat_codes[:n_cat_codes])
+
+
+@njit(cache=True, inline='always')
+def _sparse_entry(csr_indptr, csr_features, i, k):
+    """Position of column k in row i of a CSR matrix with sorted indices, or -1."""
+    a, b = csr_indptr[i], csr_indptr[i + 1]
+    while a < b:
+        mid = (a + b) // 2
+        if csr_features[mid] < k:
+            a = mid + 1
+        else:
+            b = mid
+    return a if a < csr_indptr[i + 1] and csr_features[a] == k else -1
+
+
+@njit(cache=True, inline='always')
+def _among(items, start, end, x):
+    """x is one of the sorted items[start:end]."""
+    a, b = start, end
+    while a < b:
+        mid = (a + b) // 2
+        if items[mid] < x:
+            a = mid + 1
+        else:
+            b = mid
+    return a < end and items[a] == x
+
+
+@njit(cache=True)
+def apply_codes(feature, left_rank, children_left, children_right, cat_start, cat_end, cat_codes,
+                is_sparse, codes, zero_rank, csr_indptr, csr_features, csr_codes, n_rows):
+    """Leaf id of every row of the binned Dataset (code <= left rank goes left; a
+    categorical node (left rank -1) sends its sorted left codes left)."""
+    out = np.empty(n_rows, np.int64)
+    for i in range(n_rows):
+        node = 0
+        while feature[node] != LEAF:
+            k = feature[node]
+            if is_sparse:
+                e = _sparse_entry(csr_indptr, csr_features, i, k)
+                code = np.int64(csr_codes[e]) if e >= 0 else zero_rank[k]
+            else:
+                code = np.int64(codes[k, i])
+            if left_rank[node] < 0:
+                left = _among(cat_codes, cat_start[node], cat_end[node], code)
+            else:
+                left = code <= left_rank[node]
+            node = children_left[node] if left else children_right[node]
+        out[i] = node
+    return out
+
+
+@njit(cache=True)
+def apply_values(feature, threshold, children_left, children_right, cat_start, cat_end,
+                 cat_values, is_categorical, X):
+    """Leaf id of every row of dense raw X (x <= threshold goes left; a categorical
+    node sends its sorted left category values left, any other value right)."""
+    out = np.empty(X.shape[0], np.int64)
+    for i in range(X.shape[0]):
+        node = 0
+        while feature[node] != LEAF:
+            x = X[i, feature[node]]
+            if is_categorical[node]:
+                left = _among(cat_values, cat_start[node], cat_end[node], x)
+            else:
+                left = x <= threshold[node]
+            node = children_left[node] if left else children_right[node]
+        out[i] = node
+    return out
+
+
+@njit(cache=True)
+def apply_values_csr(feature, threshold, children_left, children_right, cat_start, cat_end,
+                     cat_values, is_categorical, indptr, indices, data, n_rows):
+    """``apply_values`` for raw X in CSR form with sorted indices (absent entries are 0)."""
+    out = np.empty(n_rows, np.int64)
+    for i in range(n_rows):
+        node = 0
+        while feature[node] != LEAF:
+            e = _sparse_entry(indptr, indices, i, feature[node])
+            x = data[e] if e >= 0 else 0.0
+            if is_categorical[node]:
+                left = _among(cat_values, cat_start[node], cat_end[node], x)
+            else:
+                left = x <= threshold[node]
+            node = children_left[node] if left else children_right[node]
+        out[i] = node
+    return out
