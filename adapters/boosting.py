@@ -69,6 +69,7 @@ from .. import lower_bounds
 from .. import validation as v
 from ..dataset import Dataset
 from ..finders import Problem, check_problem, get_finder, kernel_finder_params
+from ..kernels.boost import add_votes, tree_predictions, vote_error
 from ..kernels.criteria import BOUNDS, CRITERIA
 from ..kernels.order import merge_groups
 from ..tree import grow_from_problem
@@ -205,10 +206,11 @@ class Boosting:
             problem = Problem(ds, codes, w, self._round_rows(order[:n_positive], w),
                               self._round_features(ds.n_features, rng), C, self.criterion,
                               self.bounds)
-            tree, finder_seconds = self._grow(problem)
-            predicted = tree.predict(ds)
-            miss = predicted != codes
-            err = float(w[miss].sum() / w.sum())
+            tree, leaves, finder_seconds = self._grow(problem)
+            if leaves is None or leaves.min() < 0:  # rows the tree was not grown on
+                leaves = tree.apply(ds)
+            predicted, miss, err = tree_predictions(np.argmax(tree.value, axis=1), leaves, codes, w)
+            err = float(err / w.sum())
             alpha, keep, stop = self._alpha(err, C, alphas)
             if not keep:
                 if not self.trees_:
@@ -224,11 +226,11 @@ class Boosting:
             alphas.append(alpha)
             errors.append(err)
             correct.append(~miss)
-            votes += np.where(np.arange(C) == predicted[:, None], alpha, -alpha / (C - 1))
+            add_votes(votes, predicted, alpha)
             record = {"round": t + 1, "assessments": tree.assessments, "seconds": finder_seconds,
                       "round_seconds": seconds, "n_rows": int(problem.order.size),
                       "n_features": int(problem.features.size), "weighted_error": err,
-                      "alpha": alpha, "train_error": _error(_vote(votes), codes, w0),
+                      "alpha": alpha, "train_error": vote_error(votes, codes, w0),
                       "sorted": t == 0}
             record.update(self._round_bounds(t + 1, problem, tree))
             self.history_.append(record)
@@ -241,14 +243,16 @@ class Boosting:
         return correct
 
     def _grow(self, problem):
-        """(the round's tree, seconds spent growing it: in the finder's calls, or for a
-        built-in finder in the one kernel call that grows the whole tree)."""
+        """(the round's tree, the leaf of each row or None, seconds spent growing it: in
+        the finder's calls, or for a built-in finder in the one kernel call that grows
+        the whole tree)."""
         if kernel_finder_params(self.finder) is not None:
             start = time.perf_counter()
-            tree = grow_from_problem(problem, self.finder, self.max_depth)
-            return tree, time.perf_counter() - start
+            tree, leaves = grow_from_problem(problem, self.finder, self.max_depth, True)
+            return tree, leaves, time.perf_counter() - start
         finder = _TimedFinder(self.finder)
-        return grow_from_problem(problem, finder, self.max_depth), finder.seconds
+        tree = grow_from_problem(problem, finder, self.max_depth)
+        return tree, None, finder.seconds
 
     def _alpha(self, err, C, alphas):
         """(alpha, keep the tree, stop after it) for a tree of weighted error ``err``."""
@@ -474,6 +478,3 @@ def _vote(decision):
         return (decision[:, 1] - decision[:, 0] > 0).astype(np.int64)
     return np.argmax(decision, axis=1)
 
-
-def _error(predicted, codes, w0):
-    return float(w0[predicted != codes].sum())

@@ -194,19 +194,29 @@ class Dataset:
         out[found] = self.csc_codes[lo:hi][at[found]]
         return out
 
+    def kernel_data(self):
+        """The binned data as the kernels take it: (is_sparse, codes, bin_offsets,
+        zero_rank, csc_indptr, csc_rows, csc_codes, csr_indptr, csr_features,
+        csr_codes, categorical)."""
+        return (self.is_sparse, self.codes, self.bin_offsets, self.zero_rank, self.csc_indptr,
+                self.csc_rows, self.csc_codes, self.csr_indptr, self.csr_features, self.csr_codes,
+                self.categorical)
+
     def workspace(self, n_classes):
         """Scratch arrays of the kernels, allocated once per class count.
 
         (hist, mark, present): per bin, kept zeroed by the kernels after each
-        call; (bucket_pos, bucket_code): per stored entry (sparse input only).
-        Not thread-safe: use one Dataset per thread.
+        call; (bucket_pos, bucket_code): per stored entry (sparse input only);
+        in_node: per row, kept zeroed; counts: per bin, kept zeroed.  Not
+        thread-safe: use one Dataset per thread.
         """
         ws = self._workspaces.get(n_classes)
         if ws is None:
             total = int(self.bin_offsets[-1])
             ws = (np.zeros((total, n_classes)), np.zeros(total, np.uint8),
-                  np.zeros(total, np.int64), np.empty(self.csr_codes.size, np.int64),
-                  np.empty_like(self.csr_codes))
+                  np.zeros(total, np.int64), np.empty(max(self.csr_codes.size, self.n_rows), np.int64),
+                  np.empty_like(self.csr_codes), np.zeros(self.n_rows, np.uint8),
+                  np.zeros(total, np.int64))
             self._workspaces[n_classes] = ws
         return ws
 

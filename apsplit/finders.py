@@ -59,14 +59,12 @@ class _KernelFinder(Finder):
 
     def find(self, problem):
         ds = problem.dataset
-        workspace = ds.workspace(problem.n_classes)
         fraction, batches = self._params()
         pos, left_rank, right_rank, score, total, children, node_weight, left_codes = run(
-            METHODS[self.name], fraction, batches, ds.is_sparse, ds.codes, ds.bin_offsets,
-            ds.zero_rank, ds.csc_indptr, ds.csr_indptr, ds.csr_features, ds.csr_codes,
-            problem.order, problem.sample_weight, problem.y, problem.n_classes,
-            problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds], *workspace,
-            ds.categorical)
+            METHODS[self.name], fraction, batches, ds.kernel_data(), ds.workspace(problem.n_classes),
+            problem.order, np.sort(problem.order), problem.sample_weight, problem.y,
+            problem.n_classes, problem.features, CRITERIA[problem.criterion],
+            BOUNDS[problem.bounds])
         if pos < 0:
             return Split.none(total, problem.n_classes)
         k = int(problem.features[pos])

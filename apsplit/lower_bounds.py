@@ -35,11 +35,9 @@ __all__ = ["weight_order", "exact", "node_weight_order", "node_exact", "tree_bou
 
 def _kernel_args(problem):
     ds = problem.dataset
-    workspace = ds.workspace(problem.n_classes)
-    return (ds.is_sparse, ds.codes, ds.bin_offsets, ds.zero_rank, ds.csc_indptr,
-            ds.csr_indptr, ds.csr_features, ds.csr_codes, problem.order, problem.sample_weight,
-            problem.y, problem.n_classes, problem.features, CRITERIA[problem.criterion],
-            BOUNDS[problem.bounds], *workspace, ds.categorical)
+    return (ds.kernel_data(), ds.workspace(problem.n_classes), problem.order,
+            np.sort(problem.order), problem.sample_weight, problem.y, problem.n_classes,
+            problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds])
 
 
 def _optimum(problem):

@@ -194,16 +194,19 @@ def node_orders(tree, problem):
             stack.append((tree.children_left[node], order[goes_left]))
 
 
-def grow_from_problem(problem, finder, max_depth):
+def grow_from_problem(problem, finder, max_depth, return_leaves=False):
     """Grow a tree from a validated root Problem (its order is kept by every child).
 
     The built-in finders grow it in one numba call; any other finder is
     called once per node from a Python loop.  Both number the nodes alike
-    (depth first, a node's two children consecutively, left first).
+    (depth first, a node's two children consecutively, left first).  With
+    ``return_leaves``, returns (tree, leaf id of every row of X, -1 for rows
+    not in ``problem.order``) when the kernel grew the tree, else (tree, None).
     """
     params = kernel_finder_params(finder)
     if params is not None:
-        return _grow_with_kernel(problem, params, max_depth)
+        tree, leaves = _grow_with_kernel(problem, params, max_depth)
+        return (tree, leaves) if return_leaves else tree
     ds, y, w = problem.dataset, problem.y, problem.sample_weight
     C = problem.n_classes
     tree = Tree(C, ds.n_features, problem.criterion)
@@ -231,26 +234,27 @@ def grow_from_problem(problem, finder, max_depth):
         tree._rows[node][8] = split.categories_left
         stack.append((right, right_order, depth + 1))
         stack.append((left, left_order, depth + 1))
-    return tree._freeze()
+    tree._freeze()
+    return (tree, None) if return_leaves else tree
 
 
 def _grow_with_kernel(problem, params, max_depth):
-    """``grow_from_problem`` for a built-in finder: one ``kernels.build.grow`` call."""
+    """(tree, leaf of every row) for a built-in finder: one ``kernels.build.grow`` call."""
     ds = problem.dataset
     method, fraction, batches = params
     (feature, threshold, left_rank, children_left, children_right, value, n_samples, assessments,
-     cat_start, cat_end, cat_codes) = build.grow(
-        method, fraction, batches, min(int(max_depth), 2 ** 31), ds.is_sparse, ds.codes,
-        ds.bin_offsets, ds.zero_rank, ds.csc_indptr, ds.csc_rows, ds.csc_codes, ds.csr_indptr,
-        ds.csr_features, ds.csr_codes, ds.values, problem.order, problem.sample_weight, problem.y,
-        problem.n_classes, problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds],
-        *ds.workspace(problem.n_classes), ds.categorical)
+     cat_start, cat_end, cat_codes, leaf_of) = build.grow(
+        method, fraction, batches, min(int(max_depth), 2 ** 31), ds.kernel_data(),
+        ds.workspace(problem.n_classes), ds.values, problem.order, problem.sample_weight,
+        problem.y, problem.n_classes, problem.features, CRITERIA[problem.criterion],
+        BOUNDS[problem.bounds])
     categories = [None] * feature.size
     for node in np.flatnonzero(cat_end > cat_start):
         categories[node] = ds.feature_values(feature[node])[cat_codes[cat_start[node]:cat_end[node]]]
-    return Tree.from_arrays(problem.n_classes, ds.n_features, problem.criterion, feature, threshold,
-                            left_rank, children_left, children_right, value, n_samples,
+    tree = Tree.from_arrays(problem.n_classes, ds.n_features, problem.criterion, feature,
+                            threshold, left_rank, children_left, children_right, value, n_samples,
                             assessments, categories)
+    return tree, leaf_of
 
 
 def grow_tree(ds, y, sample_weight=None, max_depth=3, criterion="error", method="adaptive",

@@ -2,8 +2,9 @@
 
 ``grow`` is the tree builder of the built-in finders: it splits the nodes
 depth-first (left child first), one ``search.search`` per node, and keeps
-each node's rows as a contiguous segment of one array in weight order, so
-that a child's segment is a stable partition of its parent's.  The tree it
+each node's rows as a contiguous segment of two arrays, one in weight order
+and one in index order; a child's segments are stable partitions of its
+parent's, so neither is ever sorted again.  The tree it
 returns is flat parallel arrays (``apsplit.tree.Tree``).
 
 ``apply_*`` give the leaf of every row of the binned Dataset (codes) or of
@@ -13,9 +14,9 @@ raw X (values): a walk from the root per row.
 import numpy as np
 from numba import njit
 
-from .search import child_weights, search, setup
-from .stats import release
 from .criteria import NO_UB
+from .search import ADAPTIVE, child_weights, search, setup, teardown
+from .stats import sorted_rows
 
 LEAF = -1
 
@@ -49,10 +50,42 @@ def _class_weights(rows, w, y, out):
         out[y[rows[p]]] += w[rows[p]]
 
 
+@njit(cache=True, inline='always')
+def _partition(seg, goes_left, spare):
+    """Stable partition of ``seg`` by ``goes_left`` (per element): left part first."""
+    n_left = 0
+    n_right = 0
+    for p in range(seg.shape[0]):
+        if goes_left[p]:
+            seg[n_left] = seg[p]
+            n_left += 1
+        else:
+            spare[n_right] = seg[p]
+            n_right += 1
+    seg[n_left:] = spare[:n_right]
+    return n_left
+
+
 @njit(cache=True)
-def grow(method, initial_fraction, n_batches, max_depth, is_sparse, codes, bin_offsets, zero_rank,
-         csc_indptr, csc_rows, csc_codes, csr_indptr, csr_features, csr_codes, values, order, w, y,
-         n_classes, feats, crit, bounds, hist, mark, present, bucket_pos, bucket_code, categorical):
+def _sides(seg, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, out):
+    """out[p] = 1 if row seg[p] goes left: code <= r, or (r < 0) its code is in
+    ``cat_mask``.  Sparse: ``rowcode`` holds the codes of column k's stored entries
+    (-1 elsewhere)."""
+    if is_sparse:
+        for p in range(seg.shape[0]):
+            code = rowcode[seg[p]]
+            out[p] = (code if code >= 0 else zero_rank[k]) <= r
+    elif r < 0:
+        for p in range(seg.shape[0]):
+            out[p] = cat_mask[codes[k, seg[p]]]
+    else:
+        for p in range(seg.shape[0]):
+            out[p] = codes[k, seg[p]] <= r
+
+
+@njit(cache=True)
+def grow(method, initial_fraction, n_batches, max_depth, data, work, values, order, w, y,
+         n_classes, feats, crit, bounds):
     """Grow a tree of depth at most ``max_depth`` from the root's rows ``order``
     (positive weights, decreasing weight order), one search per node.
 
@@ -60,9 +93,12 @@ def grow(method, initial_fraction, n_batches, max_depth, is_sparse, codes, bin_o
     one class holds all its weight, or when the search finds no split.
     Returns the tree's arrays: feature, threshold, left_rank, children_left,
     children_right, value (class weights), n_node_samples, node_assessments,
-    and the categorical splits' left codes (a node's codes are
-    cat_codes[cat_start[node]:cat_end[node]]; empty for other nodes).
+    the categorical splits' left codes (a node's codes are
+    cat_codes[cat_start[node]:cat_end[node]]; empty for other nodes), and the
+    leaf of every row of ``order`` (``leaf_of``, per row of X; -1 elsewhere).
     """
+    (is_sparse, codes, bin_offsets, zero_rank, csc_indptr, csc_rows, csc_codes, csr_indptr,
+     csr_features, csr_codes, categorical) = data
     n = order.shape[0]
     C = n_classes
     cap = 2 * n - 1
@@ -78,106 +114,96 @@ def grow(method, initial_fraction, n_batches, max_depth, is_sparse, codes, bin_o
     assessments = np.zeros(cap, np.int64)
     cat_start = np.zeros(cap, np.int64)
     cat_end = np.zeros(cap, np.int64)
-    cat_codes = np.empty(0, np.int64)
+    cat_codes = np.empty(16, np.int64)
     n_cat_codes = 0
-    any_categorical = False
-    for f in range(feats.shape[0]):
-        if categorical[feats[f]]:
-            any_categorical = True
-    if any_categorical:
-        cat_codes = np.empty(cap * 8, np.int64)
-    rows = order.copy()
+    by_weight = order.copy()
+    n_rows = csr_indptr.shape[0] - 1 if is_sparse else codes.shape[1]
+    by_index = sorted_rows(order, n_rows)
     spare = np.empty(n, np.int64)
     goes_left = np.empty(n, np.uint8)
-    rowcode = np.full(codes.shape[1] if not is_sparse else csr_indptr.shape[0] - 1, -1, np.int64)
+    rowcode = np.full(n_rows if is_sparse else 0, -1, np.int64)
+    no_mask = np.zeros(0, np.uint8)
     stack = np.empty((cap, 4), np.int64)  # node, start, end, depth
-    _class_weights(rows, w, y, value[0])
+    segment = np.zeros((cap, 2), np.int64)  # each node's rows: by_weight[start:end]
+    _class_weights(by_weight, w, y, value[0])
     n_samples[0] = n
     n_nodes = 1
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, 0, n, 0
     top = 1
-    search_bounds = NO_UB if method == 2 else bounds
+    search_bounds = NO_UB if method == ADAPTIVE else bounds
     while top > 0:
         top -= 1
         node, start, end, depth = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+        segment[node, 0] = start
+        segment[node, 1] = end
         classes = 0
         for c in range(C):
             if value[node, c] > 0.0:
                 classes += 1
         if depth >= max_depth or end - start < 2 or classes < 2:
             continue
-        seg = rows[start:end]
-        nd, st, sc = setup(method, is_sparse, codes, bin_offsets, zero_rank, csc_indptr,
-                           csr_indptr, csr_features, csr_codes, seg, w, y, C, feats, crit,
-                           search_bounds, hist, mark, present, bucket_pos, bucket_code,
-                           categorical)
+        seg_w = by_weight[start:end]
+        seg_i = by_index[start:end]
+        nd, st, sc = setup(method, data, work, seg_w, seg_i, w, y, C, feats, crit, search_bounds)
         best, lr, rr, score, total = search(nd, st, sc, method, initial_fraction, n_batches)
         assessments[node] = total
         left_codes = np.empty(0, np.int64)
         if best >= 0 and categorical[feats[best]]:
             _, left_codes = child_weights(nd, st, best)
-        release(feats, bin_offsets, nd[23], st[8], present, st[1], hist, mark)
+        teardown(nd, st)
         if best < 0:
             continue
         k = feats[best]
         off = bin_offsets[k]
         n_bins = bin_offsets[k + 1] - off
-        # which rows go left: code <= left rank, or code among the left categories
+        cat_mask = no_mask
+        r = -1
         if categorical[k]:
             cat_mask = np.zeros(n_bins, np.uint8)
-            for j in range(left_codes.shape[0]):
-                cat_mask[left_codes[j]] = 1
+            if n_cat_codes + left_codes.shape[0] > cat_codes.shape[0]:
+                grown = np.empty(2 * (n_cat_codes + left_codes.shape[0]), np.int64)
+                grown[:n_cat_codes] = cat_codes[:n_cat_codes]
+                cat_codes = grown
             cat_start[node] = n_cat_codes
             for j in range(left_codes.shape[0]):
-                if n_cat_codes == cat_codes.shape[0]:
-                    grown = np.empty(2 * cat_codes.shape[0], np.int64)
-                    grown[:n_cat_codes] = cat_codes[:n_cat_codes]
-                    cat_codes = grown
+                cat_mask[left_codes[j]] = 1
                 cat_codes[n_cat_codes] = left_codes[j]
                 n_cat_codes += 1
             cat_end[node] = n_cat_codes
-            for p in range(seg.shape[0]):
-                goes_left[p] = cat_mask[codes[k, seg[p]]]
         else:
             t, r = threshold_of(values, off, n_bins, lr, rr)
             threshold[node] = t
             left_rank[node] = r
-            if is_sparse:
-                for e in range(csc_indptr[k], csc_indptr[k + 1]):
-                    rowcode[csc_rows[e]] = csc_codes[e]
-                for p in range(seg.shape[0]):
-                    code = rowcode[seg[p]]
-                    goes_left[p] = (code if code >= 0 else zero_rank[k]) <= r
-                for e in range(csc_indptr[k], csc_indptr[k + 1]):
-                    rowcode[csc_rows[e]] = -1
-            else:
-                for p in range(seg.shape[0]):
-                    goes_left[p] = codes[k, seg[p]] <= r
-        n_left = 0
-        n_right = 0
-        for p in range(seg.shape[0]):
-            if goes_left[p]:
-                seg[n_left] = seg[p]
-                n_left += 1
-            else:
-                spare[n_right] = seg[p]
-                n_right += 1
-        seg[n_left:] = spare[:n_right]
+        if is_sparse:
+            for e in range(csc_indptr[k], csc_indptr[k + 1]):
+                rowcode[csc_rows[e]] = csc_codes[e]
+        _sides(seg_w, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, goes_left)
+        n_left = _partition(seg_w, goes_left, spare)
+        _sides(seg_i, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, goes_left)
+        _partition(seg_i, goes_left, spare)
+        if is_sparse:
+            for e in range(csc_indptr[k], csc_indptr[k + 1]):
+                rowcode[csc_rows[e]] = -1
         feature[node] = k
         left, right = n_nodes, n_nodes + 1
         n_nodes += 2
         children_left[node] = left
         children_right[node] = right
-        _class_weights(seg[:n_left], w, y, value[left])
-        _class_weights(seg[n_left:], w, y, value[right])
+        _class_weights(seg_w[:n_left], w, y, value[left])
+        _class_weights(seg_w[n_left:], w, y, value[right])
         n_samples[left] = n_left
-        n_samples[right] = n_right
+        n_samples[right] = end - start - n_left
         stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = right, start + n_left, end, depth + 1
         stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3] = left, start, start + n_left, depth + 1
         top += 2
+    leaf_of = np.full(n_rows, -1, np.int64)
+    for node in range(n_nodes):
+        if feature[node] == LEAF:
+            for p in range(segment[node, 0], segment[node, 1]):
+                leaf_of[by_weight[p]] = node
     return (feature[:n_nodes], threshold[:n_nodes], left_rank[:n_nodes], children_left[:n_nodes],
             children_right[:n_nodes], value[:n_nodes], n_samples[:n_nodes], assessments[:n_nodes],
-            cat_start[:n_nodes], cat_end[:n_nodes], cat_codes[:n_cat_codes])
+            cat_start[:n_nodes], cat_end[:n_nodes], cat_codes[:n_cat_codes], leaf_of)
 
 
 @njit(cache=True, inline='always')

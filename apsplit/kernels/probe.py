@@ -4,8 +4,7 @@ weight-order lower bound's per-feature counts."""
 import numpy as np
 from numba import njit
 
-from .search import QUICK, advance, setup
-from .stats import release
+from .search import QUICK, advance, setup, teardown
 
 
 @njit(cache=True)
@@ -31,6 +30,7 @@ def reset_feature(node, state, f):
     state[6][f] = -1
     state[7][f, :] = 0.0
     state[8][f] = 0
+    state[9][f] = 0
 
 
 @njit(cache=True)
@@ -67,17 +67,14 @@ def prefix_intervals(node, state, scratch, prefixes):
 
 
 @njit(cache=True)
-def run_probe(kind, target, prefixes, is_sparse, codes, bin_offsets, zero_rank, csc_indptr,
-              csr_indptr, csr_features, csr_codes, order, w, y, n_classes, feats, crit, bounds,
-              hist, mark, present, bucket_pos, bucket_code, categorical):
+def run_probe(kind, target, prefixes, data, work, order, index_order, w, y, n_classes, feats, crit,
+              bounds):
     """kind 0: ``min_prefix_to_reach(target)``; kind 1: ``prefix_intervals(prefixes)``."""
-    node, state, scratch = setup(QUICK, is_sparse, codes, bin_offsets, zero_rank, csc_indptr,
-                                 csr_indptr, csr_features, csr_codes, order, w, y, n_classes,
-                                 feats, crit, bounds, hist, mark, present, bucket_pos, bucket_code,
-                                 categorical)
+    node, state, scratch = setup(QUICK, data, work, order, index_order, w, y, n_classes, feats,
+                                 crit, bounds)
     if kind == 0:
         out = min_prefix_to_reach(node, state, scratch, target).astype(np.float64).reshape(-1, 1)
     else:
         out = prefix_intervals(node, state, scratch, prefixes)
-    release(feats, bin_offsets, node[23], state[8], present, state[1], hist, mark)
-    return out, node[10][order.shape[0]]
+    teardown(node, state)
+    return out, node[31]

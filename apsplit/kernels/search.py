@@ -34,9 +34,9 @@ from numba import njit
 from . import heap as hp
 from .categorical import evaluate_categorical
 from .criteria import NO_UB, impurity
-from .stats import (DENSE_RATIO, assess, assess_rows, candidate_slots, clear_feature,
-                    distribute_new_bins, merge_new, node_arrays, release, scan, seen_value,
-                    sparse_buckets, zero_weights)
+from .stats import (DENSE_RATIO, assess, assess_rows, canonical_pass, candidate_slots,
+                    clear_feature, collect_counts, distribute_new_bins, merge_new, node_arrays, release, scan,
+                    seen_value, sparse_buckets, zero_weights)
 
 TOL = 1e-10
 ADAPTIVE_INITIAL_FRACTION = 0.1
@@ -50,25 +50,32 @@ METHODS = {"exhaustive": EXHAUSTIVE, "quick": QUICK, "adaptive": ADAPTIVE,
 
 
 @njit(cache=True)
-def setup(method, is_sparse, codes, bin_offsets, zero_rank, csc_indptr, csr_indptr, csr_features,
-          csr_codes, order, w, y, n_classes, feats, crit, bounds, hist, mark, present,
-          bucket_pos, bucket_code, categorical):
+def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, bounds):
     """Everything a search needs for one node, as three tuples (see ``rebound``).
 
-    ``categorical[k]`` marks the categorical columns (dense input only); their
-    best partitions are written to ``cat_left`` (per bin, allocated only when
-    a candidate feature is categorical).  A feature is *listed* (keeps a
-    sorted list of its seen values) when it is categorical or has more than
-    ``DENSE_RATIO`` bins per example of the node; the others scan all bins.
+    ``data`` is ``Dataset.kernel_data()``, ``work`` ``Dataset.workspace()``;
+    ``order`` holds the node's rows in weight order, ``index_order`` the same
+    rows sorted.  ``categorical[k]`` marks the categorical columns (dense
+    input only); their best partitions are written to ``cat_left`` (per bin,
+    allocated only when a candidate feature is categorical).  A feature is
+    *listed* (keeps a sorted list of its seen values) when it is categorical,
+    or, in the exhaustive search, has more than ``DENSE_RATIO`` bins per
+    example of the node, or, in the others, more than ``LIST_MIN_BINS`` bins
+    (until half of them are seen); the others scan all bins.
 
     Sparse input: the exhaustive search assesses every feature on every
-    example here, in one pass over the rows; the others bucket the node's
-    stored entries per feature in weight order.
+    example here, in one pass over the rows in index order; the others
+    bucket the node's stored entries per feature in weight order, and flag
+    the node's rows in ``in_node`` for the canonical passes.
     """
+    (is_sparse, codes, bin_offsets, zero_rank, csc_indptr, csc_rows, csc_codes, csr_indptr,
+     csr_features, csr_codes, categorical) = data
+    hist, mark, present, bucket_pos, bucket_code, in_node, counts = work
     n = order.shape[0]
     F = feats.shape[0]
     C = n_classes
-    w_ord, y_ord, cumw, cumcls, totals = node_arrays(order, w, y, n_classes, method != EXHAUSTIVE)
+    w_ord, y_ord, cumw, cumcls, totals = node_arrays(order, index_order, w, y, n_classes,
+                                                     method != EXHAUSTIVE)
     listed = np.zeros(F, np.uint8)
     any_categorical = False
     most_categories = 0
@@ -89,19 +96,27 @@ def setup(method, is_sparse, codes, bin_offsets, zero_rank, csc_indptr, csr_indp
              np.zeros(F, np.int64),            # 5 sparse: stored entries seen
              np.full(F, -1, np.int64),         # 6 left rank of the split attaining lb
              np.zeros((F, C)),                 # 7 its seen left class weights
-             np.zeros(F, np.uint8))            # 8 statistics zeroed by the last scan
+             np.zeros(F, np.uint8),            # 8 final: bounds exact, statistics zeroed
+             np.zeros(F, np.uint8))            # 9 statistics already canonical
     bk_bounds = np.zeros((F, 2), np.int64)
     if is_sparse:
         slot = candidate_slots(feats, bin_offsets.shape[0] - 1)
+        all_features = F == bin_offsets.shape[0] - 1
+        for f in range(F):
+            all_features = all_features and feats[f] == f
         if method == EXHAUSTIVE:
-            n_new = assess_rows(order, y_ord, w_ord, slot, feats, bin_offsets, csr_indptr,
-                                csr_features, csr_codes, listed, state[5], hist, mark, bucket_pos)
+            n_new = assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr,
+                                csr_features, csr_codes, listed, counts, hist, mark, bucket_pos)
             distribute_new_bins(bucket_pos, n_new, feats, bin_offsets, listed, present, state[1])
+            collect_counts(feats, bin_offsets, listed, present, state[1], counts, state[5])
             for f in range(F):
                 state[0][f] = n
+                state[9][f] = 1
         else:
             bk_bounds = sparse_buckets(order, feats, slot, csc_indptr, csr_indptr, csr_features,
                                        csr_codes, bucket_pos, bucket_code)
+            for p in range(n):
+                in_node[order[p]] = 1
     cursor = bk_bounds[:, 0].copy()
     parent = impurity(crit, totals)
     cat_left = np.zeros(bin_offsets[-1] if any_categorical else 0, np.uint8)
@@ -114,17 +129,26 @@ def setup(method, is_sparse, codes, bin_offsets, zero_rank, csc_indptr, csr_indp
     # node: 0 is_sparse 1 codes 2 bin_offsets 3 zero_rank 4 feats 5 crit 6 bounds 7 order
     # 8 w_ord 9 y_ord 10 cumw 11 cumcls 12 totals 13 parent 14 bucket bounds 15 bucket_pos
     # 16 bucket_code 17 cursor 18 hist 19 mark 20 present 21 categorical 22 cat_left 23 listed
+    # 24 index_order 25 w 26 y 27 csc_indptr 28 csc_rows 29 csc_codes 30 in_node
+    # 31 node weight (the canonical sum of totals)
+    node_weight = 0.0
+    for c in range(C):
+        node_weight += totals[c]
     node = (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order,
             w_ord, y_ord, cumw, cumcls, totals, parent, bk_bounds, bucket_pos, bucket_code, cursor,
-            hist, mark, present, categorical, cat_left, listed)
+            hist, mark, present, categorical, cat_left, listed, index_order, w, y, csc_indptr,
+            csc_rows, csc_codes, in_node, node_weight)
     return node, state, scratch
 
 
 @njit(cache=True, _nrt=False)
 def advance(node, state, scratch, f, hi):
     """Assess feature f on the examples up to ``hi`` (exclusive) and re-bound it
-    (a fully assessed feature's bounds are final: nothing to do)."""
+    (up to n: ``finalize``; a final feature's bounds are exact: nothing to do)."""
     if state[8][f]:
+        return
+    if hi >= node[7].shape[0]:
+        finalize(node, state, scratch, f, 0)
         return
     is_sparse, codes, bin_offsets, feats = node[0], node[1], node[2], node[4]
     order, w_ord, y_ord = node[7], node[8], node[9]
@@ -142,36 +166,54 @@ def advance(node, state, scratch, f, hi):
 
 @njit(cache=True, inline='always')
 def rebound(node, state, scratch, f, n_new):
-    """Merge f's ``n_new`` newly seen values, then recompute its bounds (``scan``,
-    or ``evaluate_categorical``, which leaves f's best ranks at -1 and no split
-    to follow).  A fully assessed non-categorical feature's statistics are
-    cleared by the scan: its best split's left class weights are kept."""
+    """Merge f's ``n_new`` newly seen values, then recompute its bounds after its
+    seen prefix (``scan``, or ``evaluate_categorical``, which leaves f's best
+    ranks at -1 and no split to follow)."""
     (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
      cumw, cumcls, totals, parent, bk_bounds, bk_pos, bk_code, cursor, hist, mark, present,
-     categorical, cat_left, listed) = node
-    m, n_present, lb, ub, ranks, nzcnt, lb_rank, lb_left, cleared = state
-    left, right, zero, unseen_cls, out_ranks, newbuf = scratch[:6]
+     categorical, cat_left, listed) = node[:24]
+    m, n_present, lb, ub, ranks, nzcnt, lb_rank, lb_left = state[:8]
+    unseen_cls = scratch[3]
     k = feats[f]
     off = bin_offsets[k]
     n = order.shape[0]
-    full = m[f] == n
-    if listed[f]:
-        n_present[f] = merge_new(present, off, n_present[f], newbuf, n_new)
-        if not categorical[k] and 2 * n_present[f] > bin_offsets[k + 1] - off:
-            for j in range(n_present[f]):  # most bins seen: scan them all from now on
-                mark[off + present[off + j]] = 0
-            n_present[f] = 0
-            listed[f] = 0
-    if full:
-        seen_cls = totals
-        unseen = 0.0
-        for c in range(unseen_cls.shape[0]):
-            unseen_cls[c] = 0.0
-    else:
-        seen_cls = cumcls[m[f]]
-        unseen = cumw[n] - cumw[m[f]]
-        for c in range(unseen_cls.shape[0]):
-            unseen_cls[c] = cumcls[n, c] - cumcls[m[f], c]
+    merge_listed(node, state, scratch, f, n_new)
+    seen_cls = cumcls[m[f]]
+    unseen = cumw[n] - cumw[m[f]]
+    for c in range(unseen_cls.shape[0]):
+        unseen_cls[c] = cumcls[n, c] - cumcls[m[f], c]
+    bound_feature(node, state, scratch, f, seen_cls, unseen, False)
+
+
+@njit(cache=True, inline='always')
+def merge_listed(node, state, scratch, f, n_new):
+    """Merge a listed feature's ``n_new`` new values (``scratch[5]``) into its present list;
+    once half of its bins are seen, a non-categorical feature scans all of them instead."""
+    bin_offsets, feats, mark, present, categorical, listed = node[2], node[4], node[19], node[20], node[21], node[23]
+    n_present = state[1]
+    if not listed[f]:
+        return
+    k = feats[f]
+    off = bin_offsets[k]
+    n_present[f] = merge_new(present, off, n_present[f], scratch[5], n_new)
+    if not categorical[k] and 2 * n_present[f] > bin_offsets[k + 1] - off:
+        for j in range(n_present[f]):  # most bins seen: scan them all from now on
+            mark[off + present[off + j]] = 0
+        n_present[f] = 0
+        listed[f] = 0
+
+
+@njit(cache=True, inline='always')
+def bound_feature(node, state, scratch, f, seen_cls, unseen, full):
+    """(lb, ub), ranks and lb split of feature f from its statistics, seen class totals
+    ``seen_cls`` and unseen weight ``unseen`` (class weights in ``scratch[3]``)."""
+    (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
+     cumw, cumcls, totals, parent, bk_bounds, bk_pos, bk_code, cursor, hist, mark, present,
+     categorical, cat_left, listed) = node[:24]
+    m, n_present, lb, ub, ranks, nzcnt, lb_rank, lb_left = state[:8]
+    left, right, zero, unseen_cls, out_ranks = scratch[:5]
+    k = feats[f]
+    off = bin_offsets[k]
     if categorical[k]:
         lb[f], ub[f] = evaluate_categorical(full, crit, bounds, off, hist, present, n_present[f],
                                             seen_cls, unseen_cls, unseen, parent, left, right,
@@ -185,13 +227,49 @@ def rebound(node, state, scratch, f, n_new):
     lb[f], ub[f] = scan(listed[f], off, n_bins, present, n_present[f], zero_rank[k], has_zero, zero,
                         hist, seen_cls, unseen_cls, unseen, full, crit, bounds, parent, left, right,
                         out_ranks, lb_left[f])
-    if full:  # final: keep only the best split's left class weights (lb_left)
-        clear_feature(listed[f], off, n_bins, present, n_present[f], hist, mark)
-        cleared[f] = 1
-        n_present[f] = 0
     ranks[f, 0] = out_ranks[0]
     ranks[f, 1] = out_ranks[1]
     lb_rank[f] = out_ranks[2]
+
+
+@njit(cache=True, _nrt=False)
+def finalize(node, state, scratch, f, n_new):
+    """Feature f has seen every example: merge its ``n_new`` pending new values, make
+    its statistics canonical (``stats.canonical_pass``, unless already so), compute
+    its exact score and best split, and zero its statistics (non-categorical:
+    its best split's left class weights are kept in ``lb_left``)."""
+    (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
+     cumw, cumcls, totals, parent, bk_bounds, bk_pos, bk_code, cursor, hist, mark, present,
+     categorical, cat_left, listed, index_order, w, y, csc_indptr, csc_rows, csc_codes,
+     in_node) = node[:31]
+    m, n_present, nzcnt, final, canonical = state[0], state[1], state[5], state[8], state[9]
+    unseen_cls, newbuf = scratch[3], scratch[5]
+    k = feats[f]
+    off = bin_offsets[k]
+    n_bins = bin_offsets[k + 1] - off
+    merge_listed(node, state, scratch, f, n_new)
+    if not canonical[f]:
+        if m[f] > 0:  # drop the batch-by-batch statistics (a listed feature keeps its marks)
+            if listed[f]:
+                for j in range(n_present[f]):
+                    for c in range(hist.shape[1]):
+                        hist[off + present[off + j], c] = 0.0
+            else:
+                clear_feature(False, off, n_bins, present, 0, hist, mark)
+        n_new, stored = canonical_pass(k, is_sparse, listed[f], codes, off, index_order, w, y,
+                                       csc_indptr, csc_rows, csc_codes, in_node, hist, mark, newbuf)
+        if is_sparse:
+            nzcnt[f] = stored
+        canonical[f] = 1
+        m[f] = order.shape[0]
+        merge_listed(node, state, scratch, f, n_new)
+    for c in range(unseen_cls.shape[0]):
+        unseen_cls[c] = 0.0
+    bound_feature(node, state, scratch, f, totals, 0.0, True)
+    final[f] = 1
+    if not categorical[k]:
+        clear_feature(listed[f], off, n_bins, present, n_present[f], hist, mark)
+        n_present[f] = 0
 
 
 @njit(cache=True, _nrt=False)
@@ -209,7 +287,8 @@ def crawl(node, state, scratch, f, stop_above, min_step):
     recomputed): done if the LB is above too, else the split attaining it is
     followed next.  New values are merged into the sorted list only then.
     A categorical feature follows no split (its ``lb_rank`` stays -1): it is
-    re-bounded after every batch.
+    re-bounded after every batch.  A batch that would reach the last example
+    makes the feature final instead (``finalize``).
     """
     is_sparse, codes, bin_offsets, zero_rank, feats = node[0], node[1], node[2], node[3], node[4]
     crit = node[5]
@@ -223,8 +302,10 @@ def crawl(node, state, scratch, f, stop_above, min_step):
     estimate = state[2][f]
     current = True  # f's bounds include every example it has seen
     n_new = 0
+    if state[8][f]:
+        return
     while True:
-        if estimate > stop_above or m[f] == n:
+        if estimate > stop_above:
             if current:
                 return
             rebound(node, state, scratch, f, n_new)
@@ -235,6 +316,9 @@ def crawl(node, state, scratch, f, stop_above, min_step):
         gap = stop_above - estimate
         lo = m[f]
         hi = prefix_end(cumw, lo, max(gap, min_step))
+        if hi >= n:
+            finalize(node, state, scratch, f, n_new)
+            return
         track = lb_rank[f] if followed else -1
         n_new = assess(f, k, lo, hi, is_sparse, node[23][f], codes, bin_offsets[k], w_ord, y_ord,
                        order, bk_bounds, bk_pos, bk_code, cursor, nzcnt, hist, mark, newbuf, n_new,
@@ -297,12 +381,11 @@ def choose(state, candidates, n_cand, tie):
 @njit(cache=True, _nrt=False)
 def exhaustive(node, state, scratch):
     """Assess every feature on every example (sparse: already done by ``setup``)."""
-    cumw = node[10]
-    n = cumw.shape[0] - 1
+    n = node[7].shape[0]
     F = node[4].shape[0]
     for f in range(F):
         advance(node, state, scratch, f, n)
-    return choose(state, scratch[9], F, TOL * cumw[n])
+    return choose(state, scratch[9], F, TOL * node[31])
 
 
 @njit(cache=True)
@@ -320,7 +403,7 @@ def quick(node, state, scratch, initial_fraction, n_batches):
     F = node[4].shape[0]
     lb = state[2]
     m = state[0]
-    tie = TOL * cumw[n]
+    tie = TOL * node[31]
     m0 = prefix_end(cumw, 0, initial_fraction * cumw[n])
     for f in range(F):
         advance(node, state, scratch, f, m0)
@@ -378,7 +461,7 @@ def adaptive(node, state, scratch):
     F = node[4].shape[0]
     m, lb = state[0], state[2]
     candidates, by_lb = scratch[9], scratch[10]
-    tie = TOL * cumw[n]
+    tie = TOL * node[31]
     m0 = prefix_end(cumw, 0, ADAPTIVE_INITIAL_FRACTION * cumw[n])
     for f in range(F):
         advance(node, state, scratch, f, m0)
@@ -424,7 +507,7 @@ def adaptive_paper(node, state, scratch):
     F = node[4].shape[0]
     m, lb, ub = state[0], state[2], state[3]
     candidates, by_lb, by_ub = scratch[9], scratch[10], scratch[11]
-    tie = TOL * cumw[n]
+    tie = TOL * node[31]
     m0 = prefix_end(cumw, 0, ADAPTIVE_INITIAL_FRACTION * cumw[n])
     for f in range(F):
         advance(node, state, scratch, f, m0)
@@ -510,9 +593,8 @@ def search(node, state, scratch, method, initial_fraction, n_batches):
 
 
 @njit(cache=True)
-def run(method, initial_fraction, n_batches, is_sparse, codes, bin_offsets, zero_rank,
-        csc_indptr, csr_indptr, csr_features, csr_codes, order, w, y, n_classes, feats, crit,
-        bounds, hist, mark, present, bucket_pos, bucket_code, categorical):
+def run(method, initial_fraction, n_batches, data, work, order, index_order, w, y, n_classes,
+        feats, crit, bounds):
     """One node, one call: set up, search, read the winner, leave the workspace zeroed.
 
     Returns (position in feats or -1, left rank, right rank, score in weight
@@ -520,14 +602,23 @@ def run(method, initial_fraction, n_batches, is_sparse, codes, bin_offsets, zero
     left (a categorical winner; else empty)).  The adaptive search uses only
     lower bounds, so its scans skip the upper ones (``NO_UB``).
     """
-    node, state, scratch = setup(method, is_sparse, codes, bin_offsets, zero_rank, csc_indptr,
-                                 csr_indptr, csr_features, csr_codes, order, w, y, n_classes,
-                                 feats, crit, NO_UB if method == ADAPTIVE else bounds, hist, mark,
-                                 present, bucket_pos, bucket_code, categorical)
+    node, state, scratch = setup(method, data, work, order, index_order, w, y, n_classes, feats,
+                                 crit, NO_UB if method == ADAPTIVE else bounds)
     best, lr, rr, score, total = search(node, state, scratch, method, initial_fraction, n_batches)
     children = np.zeros((2, n_classes))
     left_codes = np.zeros(0, np.int64)
     if best >= 0:
         children, left_codes = child_weights(node, state, best)
-    release(feats, bin_offsets, node[23], state[8], present, state[1], hist, mark)
-    return best, lr, rr, score, total, children, node[10][order.shape[0]], left_codes
+    teardown(node, state)
+    return best, lr, rr, score, total, children, node[31], left_codes
+
+
+@njit(cache=True)
+def teardown(node, state):
+    """Leave the workspace zeroed: the statistics of the features that are not final,
+    and the sparse rows' ``in_node`` flags."""
+    release(node[4], node[2], node[21], node[23], state[8], node[20], state[1], node[18], node[19])
+    if node[0]:
+        in_node, order = node[30], node[7]
+        for p in range(order.shape[0]):
+            in_node[order[p]] = 0

@@ -2,9 +2,13 @@
 
 A node's examples are numbered 0..n-1 in weight order.  Feature f has *seen*
 the prefix [0, m_f).  Its statistics are the class weights per bin (its rows
-of the Dataset's ``hist`` workspace), always accumulated in weight order, so
-that a fully assessed feature's statistics are bit-identical whatever the
-batches.  A scan visits the feature's bins in value order, in one of two
+of the Dataset's ``hist`` workspace), accumulated batch by batch in weight
+order.  Once f has seen every example, its statistics are recomputed in one
+*canonical* pass over the node's rows in index order (``canonical_pass``),
+which is how the exhaustive search computes them in the first place: a fully
+assessed feature's statistics, hence its score and split, are then
+bit-identical in every method, and the exhaustive search reads the rows in
+memory order.  A scan visits the feature's bins in value order, in one of two
 layouts chosen per feature and node (``uses_list``):
 
 dense   every bin of the feature, empty ones skipped: for features with few
@@ -34,26 +38,28 @@ DENSE_RATIO = 4  # a feature with at most DENSE_RATIO * n bins scans them all
 
 
 @njit(cache=True)
-def node_arrays(order, w, y, n_classes, prefixes):
-    """Weight-ordered copies of w and y, the prefix sums of weight, and the node's
-    class totals; with ``prefixes`` also the prefix sums of class weight
-    ((n + 1) x C; else an empty (0, C) array)."""
-    n = order.shape[0]
+def node_arrays(order, index_order, w, y, n_classes, prefixes):
+    """The node's class totals, summed in index order (canonical); with ``prefixes``
+    also weight-ordered copies of w and y and the prefix sums of weight and of
+    class weight ((n + 1) and (n + 1) x C), which the batched searches need
+    (else empty arrays)."""
+    n = order.shape[0] if prefixes else 0
     w_ord = np.empty(n)
     y_ord = np.empty(n, np.int64)
-    cumw = np.zeros(n + 1)
-    totals = np.zeros(n_classes)
+    cumw = np.zeros(n + 1 if prefixes else 0)
     cumcls = np.zeros((n + 1 if prefixes else 0, n_classes))
+    totals = np.zeros(n_classes)
     for p in range(n):
         i = order[p]
         w_ord[p] = w[i]
         y_ord[p] = y[i]
         cumw[p + 1] = cumw[p] + w[i]
+        for c in range(n_classes):
+            cumcls[p + 1, c] = cumcls[p, c]
+        cumcls[p + 1, y[i]] += w[i]
+    for p in range(index_order.shape[0]):
+        i = index_order[p]
         totals[y[i]] += w[i]
-        if prefixes:
-            for c in range(n_classes):
-                cumcls[p + 1, c] = cumcls[p, c]
-            cumcls[p + 1, y[i]] += w[i]
     return w_ord, y_ord, cumw, cumcls, totals
 
 
@@ -93,30 +99,124 @@ def sparse_buckets(order, feats, slot, csc_indptr, csr_indptr, csr_features, csr
 
 
 @njit(cache=True)
-def assess_rows(order, y_ord, w_ord, slot, feats, bin_offsets, csr_indptr, csr_features, csr_codes,
-                listed, nzcnt, hist, mark, newbins):
-    """Assess every candidate feature on every example in one row-wise pass (sparse).
+def sorted_rows(order, n_rows):
+    """The rows of ``order`` in increasing order, in O(n_rows) (no comparison sort)."""
+    flag = np.zeros(n_rows, np.uint8)
+    for p in range(order.shape[0]):
+        flag[order[p]] = 1
+    out = np.empty(order.shape[0], np.int64)
+    j = 0
+    for i in range(n_rows):
+        if flag[i]:
+            out[j] = i
+            j += 1
+    return out
 
-    Adds to each histogram cell in weight order, as the feature-wise passes
-    do, so statistics are bit-identical to theirs.  The bins first seen by a
-    listed feature are collected in ``newbins``; returns their count.
+
+@njit(cache=True)
+def assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr, csr_features,
+                csr_codes, listed, counts, hist, mark, newbins):
+    """Assess every candidate feature on every example in one pass over the rows in
+    index order (sparse): the canonical statistics of every feature.
+
+    ``all_features``: every column is a candidate, in column order (slot[k] == k).
+    ``counts`` (per bin) counts the stored entries (per-feature counters cost
+    three times more here).  The bins first seen by a listed feature are
+    collected in ``newbins``; returns their count.
     """
     n_new = 0
-    for p in range(order.shape[0]):
-        i = order[p]
-        c = y_ord[p]
-        wp = w_ord[p]
-        for e in range(csr_indptr[i], csr_indptr[i + 1]):
-            f = slot[csr_features[e]]
+    any_listed = False
+    for f in range(listed.shape[0]):
+        any_listed = any_listed or listed[f] != 0
+    if all_features and not any_listed:  # the common case, as one tight loop
+        for p in range(index_order.shape[0]):
+            i = index_order[p]
+            c = y[i]
+            wi = w[i]
+            lo, hi = csr_indptr[i], csr_indptr[i + 1]
+            row_features = csr_features[lo:hi]
+            row_codes = csr_codes[lo:hi]
+            for e in range(row_features.shape[0]):
+                b = bin_offsets[row_features[e]] + row_codes[e]
+                hist[b, c] += wi
+                counts[b] += 1
+        return 0
+    for p in range(index_order.shape[0]):
+        i = index_order[p]
+        c = y[i]
+        wi = w[i]
+        lo, hi = csr_indptr[i], csr_indptr[i + 1]
+        row_features = csr_features[lo:hi]
+        row_codes = csr_codes[lo:hi]
+        for e in range(row_features.shape[0]):
+            k = row_features[e]
+            f = k if all_features else slot[k]
             if f >= 0:
-                b = bin_offsets[feats[f]] + csr_codes[e]
-                hist[b, c] += wp
-                nzcnt[f] += 1
+                b = bin_offsets[k] + row_codes[e]
+                hist[b, c] += wi
+                counts[b] += 1
                 if listed[f] and mark[b] == 0:
                     mark[b] = 1
                     newbins[n_new] = b
                     n_new += 1
     return n_new
+
+
+@njit(cache=True)
+def canonical_pass(k, is_sparse, listed, codes, off, index_order, w, y, csc_indptr, csc_rows,
+                   csc_codes, in_node, hist, mark, newbuf):
+    """Add every example of the node to feature k's (zeroed) statistics, in index
+    order: the canonical statistics.  Dense: one pass over the node's rows;
+    sparse: one pass over column k, keeping the rows flagged ``in_node``.  A
+    listed feature's bins not marked yet are marked and appended to
+    ``newbuf``; returns (their count, stored entries added)."""
+    n_new = 0
+    stored = 0
+    hist_f = hist[off:]
+    mark_f = mark[off:]
+    if is_sparse:
+        rows = csc_rows[csc_indptr[k]:csc_indptr[k + 1]]
+        col_codes = csc_codes[csc_indptr[k]:csc_indptr[k + 1]]
+        for e in range(rows.shape[0]):
+            i = rows[e]
+            if in_node[i]:
+                r = col_codes[e]
+                hist_f[r, y[i]] += w[i]
+                stored += 1
+                if listed and mark_f[r] == 0:
+                    mark_f[r] = 1
+                    newbuf[n_new] = r
+                    n_new += 1
+        return n_new, stored
+    row = codes[k]
+    if listed:
+        for p in range(index_order.shape[0]):
+            i = index_order[p]
+            r = row[i]
+            hist_f[r, y[i]] += w[i]
+            if mark_f[r] == 0:
+                mark_f[r] = 1
+                newbuf[n_new] = r
+                n_new += 1
+    else:
+        for p in range(index_order.shape[0]):
+            i = index_order[p]
+            hist_f[row[i], y[i]] += w[i]
+    return n_new, stored
+
+
+@njit(cache=True)
+def collect_counts(feats, bin_offsets, listed, present, n_present, counts, nzcnt):
+    """Stored entries per feature from the per-bin ``counts`` (which are zeroed)."""
+    for f in range(feats.shape[0]):
+        off = bin_offsets[feats[f]]
+        items = n_present[f] if listed[f] else bin_offsets[feats[f] + 1] - off
+        total = 0
+        for j in range(items):
+            b = off + (present[off + j] if listed[f] else j)
+            total += counts[b]
+            counts[b] = 0
+        nzcnt[f] = total
 
 
 @njit(cache=True)
@@ -407,11 +507,11 @@ def clear_feature(listed, off, n_bins, present, n_present, hist, mark):
 
 
 @njit(cache=True)
-def release(feats, bin_offsets, listed, cleared, present, n_present, hist, mark):
+def release(feats, bin_offsets, categorical, listed, final, present, n_present, hist, mark):
     """Zero the workspace cells a search left set (listed: the present bins; dense: all),
-    except those of the ``cleared`` features, which their last scan zeroed."""
+    except those of the final non-categorical features, which ``finalize`` zeroed."""
     for f in range(feats.shape[0]):
-        if not cleared[f]:
+        if not (final[f] and not categorical[feats[f]]):
             k = feats[f]
             clear_feature(listed[f], bin_offsets[k], bin_offsets[k + 1] - bin_offsets[k], present,
                           n_present[f], hist, mark)

@@ -1,0 +1,49 @@
+"""Per-round bookkeeping of the boosting clients over all rows, in O(n C)."""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def tree_predictions(leaf_class, leaves, codes, w):
+    """(predicted class per row, misclassified per row, misclassified weight) of a tree
+    whose leaf of row i is ``leaves[i]`` and whose leaf predicts ``leaf_class``."""
+    n = leaves.shape[0]
+    predicted = np.empty(n, np.int64)
+    miss = np.empty(n, np.bool_)
+    err = 0.0
+    for i in range(n):
+        predicted[i] = leaf_class[leaves[i]]
+        miss[i] = predicted[i] != codes[i]
+        if miss[i]:
+            err += w[i]
+    return predicted, miss, err
+
+
+@njit(cache=True)
+def add_votes(votes, predicted, alpha):
+    """votes[i, k] += alpha if k is row i's predicted class, else -alpha / (C - 1)."""
+    C = votes.shape[1]
+    other = -alpha / (C - 1)
+    for i in range(votes.shape[0]):
+        for k in range(C):
+            votes[i, k] += alpha if k == predicted[i] else other
+
+
+@njit(cache=True)
+def vote_error(votes, codes, w0):
+    """Weighted error of the ensemble's votes: two classes, class 1 when its vote
+    exceeds class 0's; more classes, the first class with the largest vote."""
+    C = votes.shape[1]
+    err = 0.0
+    for i in range(votes.shape[0]):
+        if C == 2:
+            best = 1 if votes[i, 1] - votes[i, 0] > 0 else 0
+        else:
+            best = 0
+            for k in range(1, C):
+                if votes[i, k] > votes[i, best]:
+                    best = k
+        if best != codes[i]:
+            err += w0[i]
+    return err
