@@ -69,7 +69,7 @@ from .. import lower_bounds
 from .. import validation as v
 from ..dataset import Dataset
 from ..finders import Problem, check_problem, get_finder, kernel_finder_params
-from ..kernels.boost import add_votes, tree_predictions, vote_error
+from ..kernels.boost import add_votes, floor_weights, reweight, tree_predictions, vote_error
 from ..kernels.criteria import BOUNDS, CRITERIA
 from ..kernels.order import merge_groups
 from ..tree import grow_from_problem
@@ -199,10 +199,9 @@ class Boosting:
         self.trees_, alphas, errors, self.history_, correct = [], [], [], [], []
         for t in range(self.n_rounds):
             start = time.perf_counter()
-            if self.stopping == "sklearn":  # scikit-learn floors the weights at eps
-                np.maximum(w, np.finfo(float).eps, out=w)
-                w[zero] = 0.0
-            n_positive = np.count_nonzero(w[order] > 0)
+            # scikit-learn floors the weights at eps; the others leave them as they are
+            n_positive = floor_weights(w, zero, np.finfo(float).eps if self.stopping == "sklearn"
+                                       else 0.0, order)
             problem = Problem(ds, codes, w, self._round_rows(order[:n_positive], w),
                               self._round_features(ds.n_features, rng), C, self.criterion,
                               self.bounds)
@@ -218,8 +217,8 @@ class Boosting:
                                      "chance: the ensemble cannot be fit")
                 break
             if not stop and t < self.n_rounds - 1:
-                w = w * np.exp(s * alpha * miss)
-                w /= w.sum()
+                w = w.copy()  # the round's Problem keeps its weights
+                reweight(w, miss, math.exp(s * alpha))
                 order = merge_groups(order, w, miss)
             seconds = time.perf_counter() - start
             self.trees_.append(tree)

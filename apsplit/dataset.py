@@ -131,6 +131,9 @@ class Dataset:
         self.csr_indptr = csr.indptr.astype(np.int64)
         self.csr_features = csr.indices.astype(np.int64)
         self.csr_codes = csr.data
+        # the global bin of every stored entry, row by row: one load per entry in the
+        # exhaustive row pass instead of three dependent ones
+        self.csr_bins = (offsets[self.csr_features] + self.csr_codes).astype(np.int32)
         self.codes = np.zeros((0, 0), dtype=dtype)
         self.zero_rank = zero_rank
         self._finish(n, K, values, offsets, sparse=True)
@@ -147,6 +150,7 @@ class Dataset:
             self.csc_indptr = self.csc_rows = empty
             self.csr_indptr = self.csr_features = empty
             self.csc_codes = self.csr_codes = np.zeros(0, self.codes.dtype)
+            self.csr_bins = np.zeros(0, np.int32)
 
     # ---------------------------------------------------------------- queries
     @property
@@ -197,10 +201,10 @@ class Dataset:
     def kernel_data(self):
         """The binned data as the kernels take it: (is_sparse, codes, bin_offsets,
         zero_rank, csc_indptr, csc_rows, csc_codes, csr_indptr, csr_features,
-        csr_codes, categorical)."""
+        csr_codes, categorical, csr_bins)."""
         return (self.is_sparse, self.codes, self.bin_offsets, self.zero_rank, self.csc_indptr,
                 self.csc_rows, self.csc_codes, self.csr_indptr, self.csr_features, self.csr_codes,
-                self.categorical)
+                self.categorical, self.csr_bins)
 
     def workspace(self, n_classes):
         """Scratch arrays of the kernels, allocated once per class count.

@@ -47,3 +47,31 @@ def vote_error(votes, codes, w0):
         if best != codes[i]:
             err += w0[i]
     return err
+
+
+@njit(cache=True)
+def floor_weights(w, zero, floor, order):
+    """scikit-learn's floor: weights below ``floor`` raised to it, rows of weight 0
+    (``zero``) kept at 0; returns the number of leading rows of ``order`` with
+    positive weight."""
+    for i in range(w.shape[0]):
+        if zero[i]:
+            w[i] = 0.0
+        elif w[i] < floor:
+            w[i] = floor
+    n = 0
+    while n < order.shape[0] and w[order[n]] > 0.0:
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def reweight(w, miss, factor):
+    """Misclassified weights times ``factor``, then all weights normalised to sum 1."""
+    total = 0.0
+    for i in range(w.shape[0]):
+        if miss[i]:
+            w[i] *= factor
+        total += w[i]
+    for i in range(w.shape[0]):
+        w[i] /= total

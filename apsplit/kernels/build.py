@@ -50,37 +50,38 @@ def _class_weights(rows, w, y, out):
         out[y[rows[p]]] += w[rows[p]]
 
 
-@njit(cache=True, inline='always')
-def _partition(seg, goes_left, spare):
-    """Stable partition of ``seg`` by ``goes_left`` (per element): left part first."""
+@njit(cache=True)
+def _split_rows(seg, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, spare, w, y,
+                left_value, right_value):
+    """Stable partition of the rows ``seg``: those going left (code <= r, or, when
+    r < 0, code in ``cat_mask``) first; returns their count.  Sparse:
+    ``rowcode`` holds the codes of column k's stored entries (-1 elsewhere).
+    With ``left_value`` non-empty, the class weights of both sides are summed
+    into ``left_value`` and ``right_value`` (in the rows' order)."""
+    values = left_value.shape[0] > 0
     n_left = 0
     n_right = 0
     for p in range(seg.shape[0]):
-        if goes_left[p]:
-            seg[n_left] = seg[p]
-            n_left += 1
+        i = seg[p]
+        if is_sparse:
+            code = rowcode[i]
+            goes_left = (code if code >= 0 else zero_rank[k]) <= r
+        elif r < 0:
+            goes_left = cat_mask[codes[k, i]] != 0
         else:
-            spare[n_right] = seg[p]
+            goes_left = codes[k, i] <= r
+        if goes_left:
+            seg[n_left] = i
+            n_left += 1
+            if values:
+                left_value[y[i]] += w[i]
+        else:
+            spare[n_right] = i
             n_right += 1
+            if values:
+                right_value[y[i]] += w[i]
     seg[n_left:] = spare[:n_right]
     return n_left
-
-
-@njit(cache=True)
-def _sides(seg, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, out):
-    """out[p] = 1 if row seg[p] goes left: code <= r, or (r < 0) its code is in
-    ``cat_mask``.  Sparse: ``rowcode`` holds the codes of column k's stored entries
-    (-1 elsewhere)."""
-    if is_sparse:
-        for p in range(seg.shape[0]):
-            code = rowcode[seg[p]]
-            out[p] = (code if code >= 0 else zero_rank[k]) <= r
-    elif r < 0:
-        for p in range(seg.shape[0]):
-            out[p] = cat_mask[codes[k, seg[p]]]
-    else:
-        for p in range(seg.shape[0]):
-            out[p] = codes[k, seg[p]] <= r
 
 
 @njit(cache=True)
@@ -98,7 +99,7 @@ def grow(method, initial_fraction, n_batches, max_depth, data, work, values, ord
     leaf of every row of ``order`` (``leaf_of``, per row of X; -1 elsewhere).
     """
     (is_sparse, codes, bin_offsets, zero_rank, csc_indptr, csc_rows, csc_codes, csr_indptr,
-     csr_features, csr_codes, categorical) = data
+     csr_features, csr_codes, categorical, csr_bins) = data
     n = order.shape[0]
     C = n_classes
     cap = 2 * n - 1
@@ -120,9 +121,9 @@ def grow(method, initial_fraction, n_batches, max_depth, data, work, values, ord
     n_rows = csr_indptr.shape[0] - 1 if is_sparse else codes.shape[1]
     by_index = sorted_rows(order, n_rows)
     spare = np.empty(n, np.int64)
-    goes_left = np.empty(n, np.uint8)
     rowcode = np.full(n_rows if is_sparse else 0, -1, np.int64)
     no_mask = np.zeros(0, np.uint8)
+    no_values = np.zeros(0)
     stack = np.empty((cap, 4), np.int64)  # node, start, end, depth
     segment = np.zeros((cap, 2), np.int64)  # each node's rows: by_weight[start:end]
     _class_weights(by_weight, w, y, value[0])
@@ -174,23 +175,22 @@ def grow(method, initial_fraction, n_batches, max_depth, data, work, values, ord
             t, r = threshold_of(values, off, n_bins, lr, rr)
             threshold[node] = t
             left_rank[node] = r
+        left, right = n_nodes, n_nodes + 1
+        n_nodes += 2
         if is_sparse:
             for e in range(csc_indptr[k], csc_indptr[k + 1]):
                 rowcode[csc_rows[e]] = csc_codes[e]
-        _sides(seg_w, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, goes_left)
-        n_left = _partition(seg_w, goes_left, spare)
-        _sides(seg_i, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, goes_left)
-        _partition(seg_i, goes_left, spare)
+        n_left = _split_rows(seg_w, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, spare, w, y,
+                             value[left], value[right])
+        if depth + 1 < max_depth:  # the children will be searched: they need both orders
+            _split_rows(seg_i, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, spare, w, y,
+                        no_values, no_values)
         if is_sparse:
             for e in range(csc_indptr[k], csc_indptr[k + 1]):
                 rowcode[csc_rows[e]] = -1
         feature[node] = k
-        left, right = n_nodes, n_nodes + 1
-        n_nodes += 2
         children_left[node] = left
         children_right[node] = right
-        _class_weights(seg_w[:n_left], w, y, value[left])
-        _class_weights(seg_w[n_left:], w, y, value[right])
         n_samples[left] = n_left
         n_samples[right] = end - start - n_left
         stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = right, start + n_left, end, depth + 1

@@ -69,7 +69,7 @@ def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, 
     the node's rows in ``in_node`` for the canonical passes.
     """
     (is_sparse, codes, bin_offsets, zero_rank, csc_indptr, csc_rows, csc_codes, csr_indptr,
-     csr_features, csr_codes, categorical) = data
+     csr_features, csr_codes, categorical, csr_bins) = data
     hist, mark, present, bucket_pos, bucket_code, in_node, counts = work
     n = order.shape[0]
     F = feats.shape[0]
@@ -106,7 +106,8 @@ def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, 
             all_features = all_features and feats[f] == f
         if method == EXHAUSTIVE:
             n_new = assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr,
-                                csr_features, csr_codes, listed, counts, hist, mark, bucket_pos)
+                                csr_features, csr_codes, csr_bins, listed, counts, hist, mark,
+                                bucket_pos)
             distribute_new_bins(bucket_pos, n_new, feats, bin_offsets, listed, present, state[1])
             collect_counts(feats, bin_offsets, listed, present, state[1], counts, state[5])
             for f in range(F):

@@ -115,13 +115,14 @@ def sorted_rows(order, n_rows):
 
 @njit(cache=True)
 def assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr, csr_features,
-                csr_codes, listed, counts, hist, mark, newbins):
+                csr_codes, csr_bins, listed, counts, hist, mark, newbins):
     """Assess every candidate feature on every example in one pass over the rows in
     index order (sparse): the canonical statistics of every feature.
 
-    ``all_features``: every column is a candidate, in column order (slot[k] == k).
-    ``counts`` (per bin) counts the stored entries (per-feature counters cost
-    three times more here).  The bins first seen by a listed feature are
+    ``all_features``: every column is a candidate, in column order (slot[k] == k);
+    then, without listed features, each entry is one load of its global bin
+    (``csr_bins``).  ``counts`` (per bin) counts the stored entries (per-feature
+    counters cost three times more here).  The bins first seen by a listed feature are
     collected in ``newbins``; returns their count.
     """
     n_new = 0
@@ -133,11 +134,9 @@ def assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr, 
             i = index_order[p]
             c = y[i]
             wi = w[i]
-            lo, hi = csr_indptr[i], csr_indptr[i + 1]
-            row_features = csr_features[lo:hi]
-            row_codes = csr_codes[lo:hi]
-            for e in range(row_features.shape[0]):
-                b = bin_offsets[row_features[e]] + row_codes[e]
+            row_bins = csr_bins[csr_indptr[i]:csr_indptr[i + 1]]
+            for e in range(row_bins.shape[0]):
+                b = row_bins[e]
                 hist[b, c] += wi
                 counts[b] += 1
         return 0
