@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import apsplit
 import oracle
+from python_loop import PythonLoop
 from apsplit import lower_bounds
 from apsplit.kernels.categorical import MAX_SUBSET_CATEGORIES
 from strategies import WEIGHT_KINDS, scaled, subsets
@@ -280,6 +281,23 @@ def test_trees_predict_the_same_on_raw_x_and_on_the_dataset(node):
         for node_id in np.flatnonzero(tree.feature >= 0):
             cats = tree.categories_left[node_id]
             assert (cats is not None) == bool(node.categorical[tree.feature[node_id]])
+
+
+@settings(max_examples=scaled(0.2))
+@given(cat_nodes(max_rows=40), st.sampled_from(["exhaustive", "adaptive", "quick"]))
+def test_kernel_builder_grows_the_python_loops_categorical_tree(node, method):
+    ds = node.dataset()
+    problem = apsplit.finders.check_problem(ds, node.y, node.w, "gini", None, None, False)
+    tree = apsplit.tree.grow_from_problem(problem, apsplit.get_finder(method), 3)
+    reference = apsplit.tree.grow_from_problem(problem, PythonLoop(method), 3)
+    for name in ("feature", "left_rank", "children_left", "children_right", "value",
+                 "n_node_samples", "node_assessments"):
+        np.testing.assert_array_equal(getattr(tree, name), getattr(reference, name), err_msg=name)
+    np.testing.assert_array_equal(tree.threshold, reference.threshold)
+    for cats, expected in zip(tree.categories_left, reference.categories_left):
+        assert (cats is None) == (expected is None)
+        if cats is not None:
+            np.testing.assert_array_equal(cats, expected)
 
 
 def test_unknown_categories_go_right():

@@ -11,6 +11,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 import apsplit
 import oracle
+from python_loop import PythonLoop
 from strategies import nodes, scaled
 
 METHODS = ("exhaustive", "quick", "adaptive", "adaptive_paper")
@@ -110,6 +111,28 @@ def test_methods_grow_identical_trees_on_many_distinct_values(criterion, fmt):
     w = boosting_weights(600, seed=5)
     trees = grow_all(ds, y, w, max_depth=3, criterion=criterion)
     check_structure(trees["exhaustive"], y, w, None, 3)
+
+
+@settings(max_examples=scaled(0.5))
+@given(nodes(sparse=None, max_rows=60), st.integers(1, 4), st.sampled_from(SETTINGS),
+       st.sampled_from(METHODS))
+def test_kernel_builder_grows_the_python_loops_tree(node, max_depth, setting, method):
+    """``kernels.build.grow`` (built-in finders) and the Python node loop (any finder):
+    the same tree, node numbering, assessments and each row's leaf."""
+    criterion, bounds = setting
+    ds = apsplit.Dataset(node.matrix())
+    problem = apsplit.finders.check_problem(ds, node.y, node.w, criterion, node.rows,
+                                            node.features, False, bounds)
+    tree, leaves = apsplit.tree.grow_from_problem(problem, apsplit.get_finder(method), max_depth,
+                                                  return_leaves=True)
+    reference, none = apsplit.tree.grow_from_problem(problem, PythonLoop(method), max_depth,
+                                                     return_leaves=True)
+    assert none is None
+    assert_same_tree(tree, reference)
+    np.testing.assert_array_equal(tree.node_assessments, reference.node_assessments)
+    expected = np.full(ds.n_rows, -1)
+    expected[problem.order] = reference.apply(ds)[problem.order]
+    np.testing.assert_array_equal(leaves, expected)
 
 
 # ------------------------------------------------------------- prediction
