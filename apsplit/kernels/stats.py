@@ -357,18 +357,32 @@ def zero_weights(zero, listed, off, n_bins, zero_rank, hist, present, n_present,
         zero[c] = max(seen_cls[c] - zero[c], 0.0)
 
 
+@njit(cache=True, inline='always')
+def _present(rank, listed, off, hist, has_zero, zero_rank):
+    """Whether a dense feature's bin holds seen examples (the sparse zero: ``has_zero``)."""
+    if has_zero and rank == zero_rank:
+        return True
+    for c in range(hist.shape[1]):
+        if hist[off + rank, c] != 0.0:
+            return True
+    return False
+
+
 @njit(cache=True)
 def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, hist, seen_cls,
          unseen_cls, unseen, full, crit, bounds, parent, left, right, out_ranks, lb_left):
     """Bounds on a feature's best score (weight units) from its seen statistics.
 
-    Visits the feature's present bins in value order (listed: the present
-    list; dense: every bin, skipping empty ones), the sparse zero (class
-    weights ``zero``) at its rank.  Returns (lb, ub); writes into
-    ``out_ranks`` the ranks (left value, right value) of the split attaining
-    ub (of the best split when ``full``; -1 if none) and, at index 2, the left
-    rank of the split attaining lb (-1: the one-sided seen partition), whose
-    seen left class weights go to ``lb_left``.
+    One pass over the feature's bins in value order, from its first present
+    bin to its last (listed: its present list; the sparse zero, class
+    weights ``zero``, at its rank): after adding bin b to the left class
+    weights L, the split "values <= b go left" is evaluated, R = T_seen - L.
+    An empty bin repeats the split of the present bin before it, and ties
+    keep the first, so the best split's left rank is a present bin.
+    Returns (lb, ub); writes into ``out_ranks`` the ranks (left value, right
+    value) of the best split when ``full`` (-1 if none) and, at index 2, the
+    left rank of the split attaining lb (-1: the one-sided seen partition),
+    whose seen left class weights go to ``lb_left``.
 
     lb: min over the splits the seen values allow of f(L_seen) + f(R_seen),
         and, unless ``full``, of f(T_seen) (unseen values may lie outside the
@@ -387,14 +401,21 @@ def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, his
         seen_total += seen_cls[c]
     best_lb = math.inf
     best_ub = math.inf
+    best_rank = -1
     out_ranks[0] = -1
     out_ranks[1] = -1
     out_ranks[2] = -1
+    # the items (ranks) in value order: listed: present list with the zero merged in
     items = n_present + (1 if has_zero else 0) if listed else n_bins
-    i = 0
+    first, last = 0, items - 1
+    if not listed:
+        while first < items and not _present(first, listed, off, hist, has_zero, zero_rank):
+            first += 1
+        while last > first and not _present(last, listed, off, hist, has_zero, zero_rank):
+            last -= 1
+    i = 0  # listed: next position in the present list
     zero_pending = has_zero
-    prev_rank = -1
-    for t in range(items):
+    for t in range(first, last):
         if listed:
             if zero_pending and (i >= n_present or zero_rank < present[off + i]):
                 rank = zero_rank
@@ -404,43 +425,36 @@ def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, his
                 i += 1
         else:
             rank = t
-            if not (has_zero and rank == zero_rank):
-                empty = True
-                for c in range(C):
-                    if hist[off + rank, c] != 0.0:
-                        empty = False
-                        break
-                if empty:
-                    continue
-        from_zero = has_zero and rank == zero_rank
-        if prev_rank >= 0:
-            if crit == ERROR:
-                seen, ub = _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen,
-                                        want_ub)
-            else:
-                for c in range(C):
-                    right[c] = seen_cls[c] - left[c]
-                seen, ub = split_value(crit, bounds, left, right, unseen_cls, unseen, want_ub)
-            if seen < best_lb:
-                best_lb = seen
-                out_ranks[2] = prev_rank
-                for c in range(C):
-                    lb_left[c] = left[c]
-                if full:
-                    out_ranks[0] = prev_rank
-                    out_ranks[1] = rank
-            if want_ub and ub < best_ub:
-                best_ub = ub
-                out_ranks[0] = prev_rank
-                out_ranks[1] = rank
-        if from_zero:
+        if has_zero and rank == zero_rank:
             for c in range(C):
                 left[c] += zero[c]
         else:
             for c in range(C):
                 left[c] += hist[off + rank, c]
-        prev_rank = rank
+        if crit == ERROR:
+            seen, ub = _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, want_ub)
+        else:
+            for c in range(C):
+                right[c] = seen_cls[c] - left[c]
+            seen, ub = split_value(crit, bounds, left, right, unseen_cls, unseen, want_ub)
+        if seen < best_lb:
+            best_lb = seen
+            best_rank = rank
+            for c in range(C):
+                lb_left[c] = left[c]
+        if want_ub and ub < best_ub:
+            best_ub = ub
+    out_ranks[2] = best_rank
     if full:
+        if best_rank >= 0:  # the right value: the next present item
+            out_ranks[0] = best_rank
+            if listed:
+                nxt = _next_listed(best_rank, present, off, n_present, zero_rank, has_zero)
+            else:
+                nxt = best_rank + 1
+                while not _present(nxt, listed, off, hist, has_zero, zero_rank):
+                    nxt += 1
+            out_ranks[1] = nxt
         return best_lb, best_lb
     one_sided = impurity(crit, seen_cls)
     if one_sided < best_lb:
@@ -451,6 +465,22 @@ def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, his
     if best_ub < math.inf:
         best_ub = min(best_ub, parent)
     return best_lb, best_ub
+
+
+@njit(cache=True, inline='always')
+def _next_listed(rank, present, off, n_present, zero_rank, has_zero):
+    """The smallest present rank (the sparse zero included) above ``rank``."""
+    lo, hi = 0, n_present  # first position with present > rank
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if present[off + mid] > rank:
+            hi = mid
+        else:
+            lo = mid + 1
+    nxt = present[off + lo] if lo < n_present else -1
+    if has_zero and zero_rank > rank and (nxt < 0 or zero_rank < nxt):
+        nxt = zero_rank
+    return nxt
 
 
 @njit(cache=True, inline='always')
