@@ -55,13 +55,13 @@ class Finder:
 
 class _KernelFinder(Finder):
     def _params(self):
-        return 0.0, 1
+        """The kernel's two method parameters (``kernels.search.search``)."""
+        return np.zeros(2)
 
     def find(self, problem):
         ds = problem.dataset
-        fraction, batches = self._params()
         pos, left_rank, right_rank, score, total, children, node_weight, left_codes = run(
-            METHODS[self.name], fraction, batches, ds.kernel_data(), ds.workspace(problem.n_classes),
+            METHODS[self.name], self._params(), ds.kernel_data(), ds.workspace(problem.n_classes),
             problem.order, np.sort(problem.order), problem.sample_weight, problem.y,
             problem.n_classes, problem.features, CRITERIA[problem.criterion],
             BOUNDS[problem.bounds])
@@ -102,17 +102,37 @@ class Quick(_KernelFinder):
         self.n_batches = v.check_positive_int(n_batches, "n_batches")
 
     def _params(self):
-        return self.initial_fraction, self.n_batches
+        return np.array([self.initial_fraction, self.n_batches], np.float64)
 
 
 class Adaptive(_KernelFinder):
     """Adaptive pruning (Aziz et al. 2018), the arm with the smallest lower bound assessed first.
 
-    Parameter-free for the user; assesses within a few percent of the
-    weight-order lower bound (see ``kernels.search.adaptive``).
+    min_step           smallest batch, as a fraction of the feature's unseen weight
+                       (default 1/16)
+    min_step_examples  smallest batch, as a fraction of its unseen examples (default 0)
+
+    Each batch ends with a re-scan of the feature's values; larger steps mean
+    fewer re-scans and more assessments.  With the defaults adaptive assesses
+    within a few percent of the weight-order lower bound (see
+    ``kernels.search.adaptive`` and ``python -m benchmarks.steps``).
     """
 
     name = "adaptive"
+
+    def __init__(self, min_step=1.0 / 16, min_step_examples=0.0):
+        self.min_step = _check_step(min_step, "min_step")
+        self.min_step_examples = _check_step(min_step_examples, "min_step_examples")
+
+    def _params(self):
+        return np.array([self.min_step, self.min_step_examples], np.float64)
+
+
+def _check_step(value, what):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) \
+            or not 0.0 <= value <= 1.0:
+        raise ValueError(f"{what} must lie in [0, 1], got {value!r}")
+    return float(value)
 
 
 class AdaptivePaper(_KernelFinder):
@@ -126,11 +146,11 @@ _REGISTRY = {"exhaustive": Exhaustive(), "quick": Quick(), "adaptive": Adaptive(
 
 
 def kernel_finder_params(finder):
-    """(method id, initial_fraction, n_batches) of a built-in finder whose ``find`` is the
-    kernel's, so that a whole tree can be grown in one kernel call; else None."""
+    """(method id, its parameters) of a built-in finder whose ``find`` is the kernel's,
+    so that a whole tree can be grown in one kernel call; else None."""
     if isinstance(finder, _KernelFinder) and type(finder).find is _KernelFinder.find \
             and finder.name in METHODS:
-        return (METHODS[finder.name], *finder._params())
+        return METHODS[finder.name], finder._params()
     return None
 
 

@@ -241,10 +241,10 @@ def grow_from_problem(problem, finder, max_depth, return_leaves=False):
 def _grow_with_kernel(problem, params, max_depth):
     """(tree, leaf of every row) for a built-in finder: one ``kernels.build.grow`` call."""
     ds = problem.dataset
-    method, fraction, batches = params
+    method, method_params = params
     (feature, threshold, left_rank, children_left, children_right, value, n_samples, assessments,
      cat_start, cat_end, cat_codes, leaf_of) = build.grow(
-        method, fraction, batches, min(int(max_depth), 2 ** 31), ds.kernel_data(),
+        method, method_params, min(int(max_depth), 2 ** 31), ds.kernel_data(),
         ds.workspace(problem.n_classes), ds.values, problem.order, problem.sample_weight,
         problem.y, problem.n_classes, problem.features, CRITERIA[problem.criterion],
         BOUNDS[problem.bounds])

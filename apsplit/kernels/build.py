@@ -85,8 +85,8 @@ def _split_rows(seg, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, spare
 
 
 @njit(cache=True)
-def grow(method, initial_fraction, n_batches, max_depth, data, work, values, order, w, y,
-         n_classes, feats, crit, bounds):
+def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, feats, crit,
+         bounds):
     """Grow a tree of depth at most ``max_depth`` from the root's rows ``order``
     (positive weights, decreasing weight order), one search per node.
 
@@ -146,7 +146,7 @@ def grow(method, initial_fraction, n_batches, max_depth, data, work, values, ord
         seg_w = by_weight[start:end]
         seg_i = by_index[start:end]
         nd, st, sc = setup(method, data, work, seg_w, seg_i, w, y, C, feats, crit, search_bounds)
-        best, lr, rr, score, total = search(nd, st, sc, method, initial_fraction, n_batches)
+        best, lr, rr, score, total = search(nd, st, sc, method, params)
         assessments[node] = total
         left_codes = np.empty(0, np.int64)
         if best >= 0 and categorical[feats[best]]:

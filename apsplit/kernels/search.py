@@ -40,7 +40,6 @@ from .stats import (DENSE_RATIO, assess, assess_rows, canonical_pass, candidate_
 
 TOL = 1e-10
 ADAPTIVE_INITIAL_FRACTION = 0.1
-MIN_STEP = 1.0 / 16  # best-first: smallest batch, as a fraction of the unseen weight
 LIST_MIN_BINS = 64  # batched searches list the seen values of features with more bins,
                     # until half of the bins are seen (see ``rebound``)
 
@@ -274,11 +273,12 @@ def finalize(node, state, scratch, f, n_new):
 
 
 @njit(cache=True, _nrt=False)
-def crawl(node, state, scratch, f, stop_above, min_step):
+def crawl(node, state, scratch, f, stop_above, min_step, min_examples):
     """Assess feature f in gap-sized batches until its LB exceeds ``stop_above``
     or it is fully assessed.
 
-    A batch adds at least ``min_step`` weight (and at least one example).
+    A batch adds at least ``min_step`` weight and at least ``min_examples``
+    examples (and at least one).
     Between scans of f's values (O(distinct values)), only the
     split that attained f's last LB is followed: ``assess`` adds each example
     to its left child when it falls there, so its seen value costs O(classes)
@@ -316,7 +316,7 @@ def crawl(node, state, scratch, f, stop_above, min_step):
             continue
         gap = stop_above - estimate
         lo = m[f]
-        hi = prefix_end(cumw, lo, max(gap, min_step))
+        hi = max(prefix_end(cumw, lo, max(gap, min_step)), lo + min_examples)
         if hi >= n:
             finalize(node, state, scratch, f, n_new)
             return
@@ -435,7 +435,7 @@ def quick(node, state, scratch, initial_fraction, n_batches):
 
 
 @njit(cache=True, _nrt=False)
-def adaptive(node, state, scratch):
+def adaptive(node, state, scratch, min_step, min_step_examples):
     """Adaptive pruning, best-first: the arm assessed next is the one with the smallest LB.
 
     Features are arms with [LB, UB] as in Algorithm 1 (Aziz et al. 2018).
@@ -447,8 +447,9 @@ def adaptive(node, state, scratch):
       whose LB exceeds S* + 2 tie are pruned; the others (which can at best
       tie) are assessed until they are pruned or fully assessed.
     * otherwise f sees the next heaviest examples until its LB exceeds the
-      second smallest LB (``crawl``: weight steps of at least the gap, and
-      at least ``MIN_STEP`` of f's unseen weight, to bound re-scans).
+      second smallest LB (``crawl``: weight steps of at least the gap, and,
+      to bound the re-scans, at least ``min_step`` of f's unseen weight and
+      ``min_step_examples`` of its unseen examples).
 
     A feature is only assessed while its LB is the smallest, hence <= S*:
     with single-example steps every feature k other than the winner stops
@@ -480,11 +481,11 @@ def adaptive(node, state, scratch):
             best = min(best, lb[f])
             continue
         if n_cand > 0:
-            crawl(node, state, scratch, f, best + 2.0 * tie, 0.0)
+            crawl(node, state, scratch, f, best + 2.0 * tie, 0.0, 0)
         else:
             g = hp.top_other(by_lb, f)
             crawl(node, state, scratch, f, lb[g] if g >= 0 else math.inf,
-                  MIN_STEP * (cumw[n] - cumw[m[f]]))
+                  min_step * (cumw[n] - cumw[m[f]]), int(min_step_examples * (n - m[f])))
         hp.update(by_lb, f, lb[f])
     return choose(state, candidates, n_cand, tie)
 
@@ -544,7 +545,7 @@ def adaptive_paper(node, state, scratch):
             if gap > 0 and m[b] < n:
                 advance(node, state, scratch, b, prefix_end(cumw, m[b], gap))
         else:
-            crawl(node, state, scratch, b, ub[a] + 2.0 * tie, 0.0)
+            crawl(node, state, scratch, b, ub[a] + 2.0 * tie, 0.0, 0)
         for g in (a, b):
             hp.update(by_ub, g, ub[g])
             hp.update(by_lb, g, lb[g])
@@ -582,20 +583,23 @@ def child_weights(node, state, f):
 
 
 @njit(cache=True)
-def search(node, state, scratch, method, initial_fraction, n_batches):
-    """(position in feats or -1, left rank, right rank, score, assessments) of one node."""
+def search(node, state, scratch, method, params):
+    """(position in feats or -1, left rank, right rank, score, assessments) of one node.
+
+    ``params`` (two floats) are the method's: quick (initial_fraction, n_batches),
+    adaptive (min_step, min_step_examples); the others take none.
+    """
     if method == EXHAUSTIVE:
         return exhaustive(node, state, scratch)
     if method == QUICK:
-        return quick(node, state, scratch, initial_fraction, n_batches)
+        return quick(node, state, scratch, params[0], int(params[1]))
     if method == ADAPTIVE:
-        return adaptive(node, state, scratch)
+        return adaptive(node, state, scratch, params[0], params[1])
     return adaptive_paper(node, state, scratch)
 
 
 @njit(cache=True)
-def run(method, initial_fraction, n_batches, data, work, order, index_order, w, y, n_classes,
-        feats, crit, bounds):
+def run(method, params, data, work, order, index_order, w, y, n_classes, feats, crit, bounds):
     """One node, one call: set up, search, read the winner, leave the workspace zeroed.
 
     Returns (position in feats or -1, left rank, right rank, score in weight
@@ -605,7 +609,7 @@ def run(method, initial_fraction, n_batches, data, work, order, index_order, w, 
     """
     node, state, scratch = setup(method, data, work, order, index_order, w, y, n_classes, feats,
                                  crit, NO_UB if method == ADAPTIVE else bounds)
-    best, lr, rr, score, total = search(node, state, scratch, method, initial_fraction, n_batches)
+    best, lr, rr, score, total = search(node, state, scratch, method, params)
     children = np.zeros((2, n_classes))
     left_codes = np.zeros(0, np.int64)
     if best >= 0:

@@ -1,0 +1,59 @@
+"""Adaptive's batch sizes: assessments against CPU time, side by side with
+exhaustive search and Quick Boost (``Adaptive(min_step_examples=e)`` for each
+e of ``--steps``; e = 0 is the default adaptive).  The benchmark itself is
+apsplit.steps.  From the repository root:
+
+    python -m benchmarks.steps --data ../shared/data/satimage.trn --format uci
+    python -m benchmarks.steps --data ../shared/data/a8a.svm --format svm --rows 11220
+"""
+
+import argparse
+import sys
+from fractions import Fraction
+
+from apsplit import paper, steps
+from apsplit.bench import _count
+from apsplit.datasets import FORMATS
+
+
+def _steps(text):
+    try:
+        values = [float(Fraction(item)) for item in text.split(",") if item.strip()]
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"--steps needs fractions like 0,1/32,1/8, got {text!r}")
+    if not values or any(not 0 <= v <= 1 for v in values):
+        raise argparse.ArgumentTypeError(f"--steps must lie in [0, 1], got {text!r}")
+    return values
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.steps", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", required=True, help="the training data file")
+    parser.add_argument("--format", choices=FORMATS, required=True)
+    parser.add_argument("--rows", type=_count(1), help="keep the first N rows (default all)")
+    parser.add_argument("--rounds", type=_count(1), default=500, help="boosting rounds (default 500)")
+    parser.add_argument("--depth", type=_count(1), default=3, help="tree depth (default 3)")
+    parser.add_argument("--client", default="adaboost",
+                        help="adaboost, lazyF or trimM, as in benchmarks.paper (default adaboost)")
+    parser.add_argument("--steps", type=_steps, default=list(steps.STEPS),
+                        help="min_step_examples values (default 0,1/64,1/32,1/16,1/8,1/4)")
+    parser.add_argument("--repeats", type=_count(1), default=1,
+                        help="fits per finder; the least CPU time is reported (default 1)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--json", default="results/steps.json")
+    parser.add_argument("--plot", default="results/steps.png")
+    args = parser.parse_args(argv)
+    try:
+        paper.parse_client(args.client)
+        data = paper.first_rows(paper.load_data(args.data, args.format), args.rows)
+    except (OSError, ValueError) as exc:
+        parser.error(str(exc))
+    result = steps.run(data["X"], data["y"], data["name"], args.rounds, args.depth, args.steps,
+                       args.client, args.repeats, progress=not args.no_progress)
+    steps.report(result, args.json, args.plot)
+    return 0 if result["agree"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

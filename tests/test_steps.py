@@ -1,0 +1,47 @@
+"""Adaptive's batch sizes against assessments and CPU time (apsplit.steps, benchmarks.steps)."""
+
+import json
+
+import pytest
+
+import apsplit
+from apsplit import steps
+from apsplit.datasets import load_satimage
+from benchmarks import steps as steps_cli
+
+
+def test_larger_batches_assess_more_and_every_finder_grows_the_same_trees(tmp_path):
+    X, y, classes = load_satimage()
+    result = steps.run(X[:600], classes[y[:600]], "satimage600", rounds=4, depth=2,
+                       steps=(0.0, 1 / 8, 1.0))
+    assert result["agree"]
+    by = {row["method"]: row for row in result["rows"]}
+    assert set(by) == {"exhaustive", "quick", "adaptive", "adaptive[e=1/8]", "adaptive[e=1]"}
+    counts = [by[steps.finder_name(e)]["assessments"] for e in (0.0, 1 / 8, 1.0)]
+    assert result["weight_order"] <= counts[0] <= counts[1] <= counts[2]
+    assert counts[2] <= by["exhaustive"]["assessments"]
+    assert counts[0] < counts[2]  # the steps matter
+    assert apsplit.get_finder("adaptive[e=1/8]").min_step_examples == 1 / 8
+    assert type(apsplit.get_finder("adaptive")) is apsplit.Adaptive  # the default is left alone
+    assert apsplit.get_finder("adaptive").min_step_examples == 0.0
+    table = steps.format_table(result)
+    assert "weight-order bound" in table and "every finder grew the same trees" in table
+    steps.report(result, tmp_path / "s.json", tmp_path / "s.png")
+    saved = json.loads((tmp_path / "s.json").read_text())
+    assert saved["rows"] == result["rows"]
+    assert (tmp_path / "s.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("argv", [["--steps", "0,2"], ["--steps", "1/0"], ["--steps", "x"],
+                                  ["--client", "boost7"]])
+def test_bad_arguments_are_argparse_errors(tmp_path, argv):
+    with pytest.raises(SystemExit) as exc:
+        steps_cli.main(["--data", str(tmp_path / "missing.trn"), "--format", "uci", *argv])
+    assert exc.value.code == 2
+
+
+def test_adaptive_rejects_steps_outside_0_1():
+    with pytest.raises(ValueError, match="min_step_examples must lie in"):
+        apsplit.Adaptive(min_step_examples=1.5)
+    with pytest.raises(ValueError, match="min_step must lie in"):
+        apsplit.Adaptive(min_step=-0.1)
