@@ -77,7 +77,7 @@ __all__ = ["DEFAULT_DATASETS", "TEST_FILES", "DEFAULTS", "QUICK_ROUNDS", "QUICK_
 
 DEFAULT_DATASETS = ("satimage", "a8a", "higgs7k", "agaricus", "pendigits")
 TEST_FILES = {"agaricus": "agaricus.test.svm", "higgs7k": "higgs7k.test.tsv"}
-DEFAULTS = {"rounds": 100, "depth": 3, "criterion": "gini", "methods": ("adaptive",),
+DEFAULTS = {"rounds": 100, "depth": 3, "criterion": "gini", "methods": ("exhaustive", "adaptive"),
             "repeats": 1, "holdout": 0.2, "threads": 1}
 QUICK_ROUNDS, QUICK_ROWS = 5, 1000
 CRITERIA = ("gini", "entropy")
@@ -439,7 +439,7 @@ def add_arguments(parser, json_default="results/stock.json", plot_default="resul
                         help=f"split criterion of the AdaBoost trees (default {DEFAULTS['criterion']})")
     parser.add_argument("--methods", type=_methods_type, default=list(DEFAULTS["methods"]),
                         help="comma-separated apsplit finders, each run as APTree and APBoost "
-                             f"(default adaptive; any of {','.join(available_finders())})")
+                             f"(default exhaustive,adaptive; any of {','.join(available_finders())})")
     parser.add_argument("--repeats", type=_count(1), default=DEFAULTS["repeats"],
                         help="timed fits per model; the least wall time is reported (default 1)")
     parser.add_argument("--threads", type=_count(1), default=DEFAULTS["threads"],
