@@ -384,15 +384,16 @@ def report(args, datasets, data_dir=None):
     figure_class()  # fail before the run, not after it, if matplotlib is missing
     result = run(datasets, rounds=args.rounds, repeats=args.repeats, depth=args.depth,
                  data_dir=data_dir, quick=args.quick, progress=True)
-    publish(result, format_table(result), plot, args.json, args.plot)
+    publish(result, format_table(result), plot, args.json, args.plot, bool(result["nodes"]))
     return result
 
 
-def publish(result, table, plot_result, json_path, plot_path):
-    """Print ``table``, write ``result`` as JSON and, if it has nodes, ``plot_result`` it as PNG."""
+def publish(result, table, plot_result, json_path, plot_path, has_results=True):
+    """Print ``table``, write ``result`` as JSON and, if ``has_results``, ``plot_result`` it
+    as PNG."""
     print(table)
     write_json(result, json_path)
-    if result["nodes"]:
+    if has_results:
         plot_result(result, plot_path)
         print(f"\nwrote {json_path} and {plot_path}")
     else:

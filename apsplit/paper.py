@@ -439,6 +439,27 @@ def _rounds_list(text):
     return values
 
 
+def add_sweep_arguments(parser, *, rounds_default, json_default, plot_default):
+    """--data, --format, --rows, --rounds, --depth, --json and --plot of the sweeps
+    (``benchmarks.quick_sweep``, ``benchmarks.steps``)."""
+    parser.add_argument("--data", required=True, help="the training data file")
+    parser.add_argument("--format", choices=FORMATS, required=True)
+    parser.add_argument("--rows", type=_count(1), help="keep the first N rows (default all)")
+    parser.add_argument("--rounds", type=_count(1), default=rounds_default,
+                        help=f"boosting rounds (default {rounds_default})")
+    parser.add_argument("--depth", type=_count(1), default=3, help="tree depth (default 3)")
+    parser.add_argument("--json", default=json_default)
+    parser.add_argument("--plot", default=plot_default)
+
+
+def sweep_data(parser, args):
+    """The data of ``add_sweep_arguments``' options (an argparse error if it cannot be read)."""
+    try:
+        return first_rows(load_data(args.data, args.format), args.rows)
+    except (OSError, ValueError) as exc:
+        parser.error(str(exc))
+
+
 def add_arguments(parser, *, data, rounds_default, quick_rounds, json_default, plot_default,
                   clients_default="adaboost"):
     """The benchmark's options, shared by ``python -m benchmarks.paper`` and ``apsplit compare``.

@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from . import paper
-from .bench import figure_class, text_table, write_json
+from .bench import figure_class, publish, text_table
 from .finders import Adaptive, register_finder
 
 __all__ = ["STEPS", "finder_name", "run", "format_table", "plot", "report"]
@@ -88,7 +88,4 @@ def plot(result, path):
 
 def report(result, json_path, plot_path):
     """Print the table, write the JSON and the PNG."""
-    print(format_table(result))
-    write_json(result, json_path)
-    plot(result, plot_path)
-    print(f"wrote {json_path} and {plot_path}")
+    publish(result, format_table(result), plot, json_path, plot_path)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .adapters import AdaBoost
-from .bench import figure_class, text_table, write_json
+from .bench import figure_class, publish, text_table
 from .dataset import Dataset
 from .finders import Quick
 
@@ -73,7 +73,4 @@ def plot(result, path):
 
 def report(result, json_path, plot_path):
     """Print the table, write the JSON and the PNG."""
-    print(format_table(result))
-    write_json(result, json_path)
-    plot(result, plot_path)
-    print(f"wrote {json_path} and {plot_path}")
+    publish(result, format_table(result), plot, json_path, plot_path)

@@ -132,7 +132,7 @@ def main(argv=None):
     bench.figure_class()  # fail before the run, not after it, if matplotlib is missing
     result = run(datasets, criteria, args.rounds, args.repeats, args.depth, args.data_dir, args.quick,
                  progress=True, method=args.method)
-    bench.publish(result, format_table(result), plot, args.json, args.plot)
+    bench.publish(result, format_table(result), plot, args.json, args.plot, bool(result["nodes"]))
     return result
 
 

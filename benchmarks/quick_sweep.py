@@ -11,25 +11,15 @@ import argparse
 import sys
 
 from apsplit import paper, sweep
-from apsplit.bench import _count
-from apsplit.datasets import FORMATS
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.quick_sweep", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", required=True, help="the training data file")
-    parser.add_argument("--format", choices=FORMATS, required=True)
-    parser.add_argument("--rows", type=_count(1), help="keep the first N rows (default all)")
-    parser.add_argument("--rounds", type=_count(1), default=40, help="boosting rounds (default 40)")
-    parser.add_argument("--depth", type=_count(1), default=3, help="tree depth (default 3)")
-    parser.add_argument("--json", default="results/quick-sweep.json")
-    parser.add_argument("--plot", default="results/quick-sweep.png")
+    paper.add_sweep_arguments(parser, rounds_default=40, json_default="results/quick-sweep.json",
+                              plot_default="results/quick-sweep.png")
     args = parser.parse_args(argv)
-    try:
-        data = paper.first_rows(paper.load_data(args.data, args.format), args.rows)
-    except (OSError, ValueError) as exc:
-        parser.error(str(exc))
+    data = paper.sweep_data(parser, args)
     result = sweep.run(data["X"], data["y"], data["name"], args.rounds, args.depth)
     sweep.report(result, args.json, args.plot)
     return 0

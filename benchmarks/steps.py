@@ -13,7 +13,6 @@ from fractions import Fraction
 
 from apsplit import paper, steps
 from apsplit.bench import _count
-from apsplit.datasets import FORMATS
 
 
 def _steps(text):
@@ -29,11 +28,8 @@ def _steps(text):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.steps", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", required=True, help="the training data file")
-    parser.add_argument("--format", choices=FORMATS, required=True)
-    parser.add_argument("--rows", type=_count(1), help="keep the first N rows (default all)")
-    parser.add_argument("--rounds", type=_count(1), default=500, help="boosting rounds (default 500)")
-    parser.add_argument("--depth", type=_count(1), default=3, help="tree depth (default 3)")
+    paper.add_sweep_arguments(parser, rounds_default=500, json_default="results/steps.json",
+                              plot_default="results/steps.png")
     parser.add_argument("--client", default="adaboost",
                         help="adaboost, lazyF or trimM, as in benchmarks.paper (default adaboost)")
     parser.add_argument("--steps", type=_steps, default=list(steps.STEPS),
@@ -41,14 +37,12 @@ def main(argv=None):
     parser.add_argument("--repeats", type=_count(1), default=1,
                         help="fits per finder; the least CPU time is reported (default 1)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--json", default="results/steps.json")
-    parser.add_argument("--plot", default="results/steps.png")
     args = parser.parse_args(argv)
     try:
         paper.parse_client(args.client)
-        data = paper.first_rows(paper.load_data(args.data, args.format), args.rows)
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:
         parser.error(str(exc))
+    data = paper.sweep_data(parser, args)
     result = steps.run(data["X"], data["y"], data["name"], args.rounds, args.depth, args.steps,
                        args.client, args.repeats, progress=not args.no_progress)
     steps.report(result, args.json, args.plot)
