@@ -15,6 +15,8 @@ above); a split of it sends a subset of its categories left
 import numpy as np
 import scipy.sparse as sp
 
+from .kernels.build import threshold_of
+
 __all__ = ["Dataset"]
 
 
@@ -169,11 +171,9 @@ class Dataset:
         If rounding puts the midpoint on the right value, the left value is
         used instead, so the split always separates the two values.
         """
-        values = self.feature_values(k)
-        lo, hi = values[left_rank], values[right_rank]
-        t = lo / 2.0 + hi / 2.0
-        t = float(lo if t >= hi or not np.isfinite(t) else t)
-        return t, int(np.searchsorted(values, t, side="right")) - 1
+        t, rank = threshold_of(self.values, self.bin_offsets[k], self.n_bins[k], left_rank,
+                               right_rank)
+        return float(t), int(rank)
 
     def goes_left(self, k, rows, left_rank, categories_left=None):
         """Which of ``rows`` a split of feature ``k`` sends left: code <= ``left_rank``,

@@ -103,30 +103,36 @@ class Tree:
 
     def apply(self, X):
         """Leaf id of every row of X (array, sparse matrix or the Dataset the tree was grown on)."""
-        cat_start, cat_end, cat_values, is_categorical = self._categorical_arrays()
-        if isinstance(X, Dataset):
-            cat_codes = np.concatenate(
-                [np.searchsorted(X.feature_values(self.feature[node]), cats)
-                 for node, cats in enumerate(self.categories_left) if cats is not None]
-                or [np.zeros(0)]).astype(np.int64)
-            return build.apply_codes(self.feature, self.left_rank, self.children_left,
-                                     self.children_right, cat_start, cat_end, cat_codes,
-                                     X.is_sparse, X.codes, X.zero_rank, X.csr_indptr,
-                                     X.csr_features, X.csr_codes, X.n_rows)
+        no_ints, no_values, no_matrix = np.zeros(0, np.int64), np.zeros(0), np.zeros((0, 0))
+        if isinstance(X, Dataset):  # codes: code <= left rank goes left
+            cat_codes = [np.searchsorted(X.feature_values(self.feature[node]), cats)
+                         for node, cats in enumerate(self.categories_left) if cats is not None]
+            return self._walk(self.left_rank.astype(np.float64),
+                              np.concatenate(cat_codes or [no_values]).astype(np.float64),
+                              no_matrix if X.is_sparse else X.codes, True, X.csr_indptr,
+                              X.csr_features, X.csr_codes, X.zero_rank.astype(np.float64),
+                              X.n_rows)
         if sp.issparse(X):
             X = sp.csr_matrix(X, dtype=np.float64)
             if not X.has_sorted_indices:
                 X = X.sorted_indices()
-            return build.apply_values_csr(self.feature, self.threshold, self.children_left,
-                                          self.children_right, cat_start, cat_end, cat_values,
-                                          is_categorical, X.indptr.astype(np.int64),
-                                          X.indices.astype(np.int64), X.data, X.shape[0])
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
-        return build.apply_values(self.feature, self.threshold, self.children_left,
-                                  self.children_right, cat_start, cat_end, cat_values,
-                                  is_categorical, X)
+            return self._walk(self.threshold, None, no_matrix, False, X.indptr.astype(np.int64),
+                              X.indices.astype(np.int64), X.data, np.zeros(X.shape[1]),
+                              X.shape[0])
+        dense = np.asarray(X, dtype=np.float64)
+        if dense.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional, got shape {dense.shape}")
+        return self._walk(self.threshold, None, dense, False, no_ints, no_ints, no_values,
+                          no_values, dense.shape[0])
+
+    def _walk(self, cut, cat_items, dense, feature_major, indptr, indices, entries, absent,
+              n_rows):
+        """``kernels.build.apply_rows`` on this tree (cat_items None: the category values)."""
+        cat_start, cat_end, cat_values, is_categorical = self._categorical_arrays()
+        return build.apply_rows(self.feature, cut, is_categorical, self.children_left,
+                                self.children_right, cat_start, cat_end,
+                                cat_values if cat_items is None else cat_items, dense,
+                                feature_major, indptr, indices, entries, absent, n_rows)
 
     def _categorical_arrays(self):
         """(cat_start, cat_end, left category values, is_categorical) for the apply kernels."""

@@ -7,8 +7,8 @@ and one in index order; a child's segments are stable partitions of its
 parent's, so neither is ever sorted again.  The tree it
 returns is flat parallel arrays (``apsplit.tree.Tree``).
 
-``apply_*`` give the leaf of every row of the binned Dataset (codes) or of
-raw X (values): a walk from the root per row.
+``apply_rows`` gives the leaf of every row of the binned Dataset (codes) or
+of raw X (values): a walk from the root per row.
 """
 
 import numpy as np
@@ -16,6 +16,7 @@ from numba import njit
 
 from .criteria import NO_UB
 from .search import ADAPTIVE, child_weights, search, setup, teardown
+from .sort import bisect_left, bisect_right
 from .stats import sorted_rows
 
 LEAF = -1
@@ -32,14 +33,7 @@ def threshold_of(values, off, n_bins, left_rank, right_rank):
     t = lo / 2.0 + hi / 2.0
     if t >= hi or not np.isfinite(t):
         t = lo
-    a, b = 0, n_bins  # first rank with value > t
-    while a < b:
-        mid = (a + b) // 2
-        if values[off + mid] > t:
-            b = mid
-        else:
-            a = mid + 1
-    return t, a - 1
+    return t, bisect_right(values, off, off + n_bins, t) - off - 1
 
 
 @njit(cache=True)
@@ -209,86 +203,44 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
 @njit(cache=True, inline='always')
 def _sparse_entry(csr_indptr, csr_features, i, k):
     """Position of column k in row i of a CSR matrix with sorted indices, or -1."""
-    a, b = csr_indptr[i], csr_indptr[i + 1]
-    while a < b:
-        mid = (a + b) // 2
-        if csr_features[mid] < k:
-            a = mid + 1
-        else:
-            b = mid
-    return a if a < csr_indptr[i + 1] and csr_features[a] == k else -1
+    e = bisect_left(csr_features, csr_indptr[i], csr_indptr[i + 1], k)
+    return e if e < csr_indptr[i + 1] and csr_features[e] == k else -1
 
 
 @njit(cache=True, inline='always')
 def _among(items, start, end, x):
     """x is one of the sorted items[start:end]."""
-    a, b = start, end
-    while a < b:
-        mid = (a + b) // 2
-        if items[mid] < x:
-            a = mid + 1
-        else:
-            b = mid
-    return a < end and items[a] == x
+    j = bisect_left(items, start, end, x)
+    return j < end and items[j] == x
 
 
 @njit(cache=True)
-def apply_codes(feature, left_rank, children_left, children_right, cat_start, cat_end, cat_codes,
-                is_sparse, codes, zero_rank, csr_indptr, csr_features, csr_codes, n_rows):
-    """Leaf id of every row of the binned Dataset (code <= left rank goes left; a
-    categorical node (left rank -1) sends its sorted left codes left)."""
+def apply_rows(feature, cut, is_categorical, children_left, children_right, cat_start, cat_end,
+               cat_items, dense, feature_major, indptr, indices, entries, absent, n_rows):
+    """Leaf id of every row, walking the tree from the root.
+
+    A row's value x of feature k is ``dense[k, i]`` (``feature_major``) or
+    ``dense[i, k]``, or, when ``dense`` is empty, its CSR entry (sorted
+    indices), ``absent[k]`` if none.  x <= cut[node] goes left; at a
+    categorical node, x among the sorted cat_items[cat_start:cat_end] goes
+    left.  Codes of the binned Dataset (cut: left ranks, absent: the zero's
+    rank) and raw values (cut: thresholds, absent: 0) both walk here.
+    """
+    has_dense = dense.shape[0] > 0
     out = np.empty(n_rows, np.int64)
     for i in range(n_rows):
         node = 0
         while feature[node] != LEAF:
             k = feature[node]
-            if is_sparse:
-                e = _sparse_entry(csr_indptr, csr_features, i, k)
-                code = np.int64(csr_codes[e]) if e >= 0 else zero_rank[k]
+            if has_dense:
+                x = np.float64(dense[k, i] if feature_major else dense[i, k])
             else:
-                code = np.int64(codes[k, i])
-            if left_rank[node] < 0:
-                left = _among(cat_codes, cat_start[node], cat_end[node], code)
-            else:
-                left = code <= left_rank[node]
-            node = children_left[node] if left else children_right[node]
-        out[i] = node
-    return out
-
-
-@njit(cache=True)
-def apply_values(feature, threshold, children_left, children_right, cat_start, cat_end,
-                 cat_values, is_categorical, X):
-    """Leaf id of every row of dense raw X (x <= threshold goes left; a categorical
-    node sends its sorted left category values left, any other value right)."""
-    out = np.empty(X.shape[0], np.int64)
-    for i in range(X.shape[0]):
-        node = 0
-        while feature[node] != LEAF:
-            x = X[i, feature[node]]
+                e = _sparse_entry(indptr, indices, i, k)
+                x = np.float64(entries[e]) if e >= 0 else absent[k]
             if is_categorical[node]:
-                left = _among(cat_values, cat_start[node], cat_end[node], x)
+                left = _among(cat_items, cat_start[node], cat_end[node], x)
             else:
-                left = x <= threshold[node]
-            node = children_left[node] if left else children_right[node]
-        out[i] = node
-    return out
-
-
-@njit(cache=True)
-def apply_values_csr(feature, threshold, children_left, children_right, cat_start, cat_end,
-                     cat_values, is_categorical, indptr, indices, data, n_rows):
-    """``apply_values`` for raw X in CSR form with sorted indices (absent entries are 0)."""
-    out = np.empty(n_rows, np.int64)
-    for i in range(n_rows):
-        node = 0
-        while feature[node] != LEAF:
-            e = _sparse_entry(indptr, indices, i, feature[node])
-            x = data[e] if e >= 0 else 0.0
-            if is_categorical[node]:
-                left = _among(cat_values, cat_start[node], cat_end[node], x)
-            else:
-                left = x <= threshold[node]
+                left = x <= cut[node]
             node = children_left[node] if left else children_right[node]
         out[i] = node
     return out

@@ -34,6 +34,7 @@ from numba import njit
 from . import heap as hp
 from .categorical import evaluate_categorical
 from .criteria import NO_UB, impurity
+from .sort import bisect_left
 from .stats import (DENSE_RATIO, assess, assess_rows, canonical_pass, candidate_slots,
                     clear_feature, collect_counts, distribute_new_bins, merge_new, node_arrays, release, scan,
                     seen_value, sparse_buckets, zero_weights)
@@ -338,15 +339,7 @@ def crawl(node, state, scratch, f, stop_above, min_step, min_examples):
 def prefix_end(cumw, start, weight):
     """Smallest hi > start with cumw[hi] - cumw[start] >= weight (at most n)."""
     n = cumw.shape[0] - 1
-    target = cumw[start] + weight
-    lo, hi = start + 1, n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if cumw[mid] >= target:
-            hi = mid
-        else:
-            lo = mid + 1
-    return min(lo, n)
+    return min(bisect_left(cumw, start + 1, n, cumw[start] + weight), n)
 
 
 @njit(cache=True, inline='always')

@@ -1,4 +1,4 @@
-"""In-place heap sorts.
+"""In-place heap sorts, and binary searches of sorted arrays.
 
 They allocate nothing, so they can run inside the search kernels, which are
 compiled without numba's reference counting (see ``search``).
@@ -43,3 +43,27 @@ def heapsort(keys, items):
     for end in range(n - 1, 0, -1):
         items[0], items[end] = items[end], items[0]
         _sift_down(keys, items, 0, end)
+
+
+@njit(cache=True, inline='always')
+def bisect_left(a, lo, hi, x):
+    """The first index i in [lo, hi) with a[i] >= x (hi if none); a[lo:hi] sorted."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, inline='always')
+def bisect_right(a, lo, hi, x):
+    """The first index i in [lo, hi) with a[i] > x (hi if none); a[lo:hi] sorted."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] > x:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from .criteria import ERROR, NO_UB, TIGHT, impurity, split_value
-from .sort import heapsort
+from .sort import bisect_left, bisect_right, heapsort
 
 NO_KEYS = np.empty(0)
 DENSE_RATIO = 4  # a feature with at most DENSE_RATIO * n bins scans them all
@@ -228,13 +228,7 @@ def distribute_new_bins(newbins, n_new, feats, bin_offsets, listed, present, n_p
             continue
         off = bin_offsets[feats[f]]
         end = bin_offsets[feats[f] + 1]
-        lo, hi = 0, n_new
-        while lo < hi:  # first bin >= off
-            mid = (lo + hi) // 2
-            if bins[mid] < off:
-                lo = mid + 1
-            else:
-                hi = mid
+        lo = bisect_left(bins, 0, n_new, off)
         j = 0
         while lo < n_new and bins[lo] < end:
             present[off + j] = bins[lo] - off
@@ -470,14 +464,8 @@ def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, his
 @njit(cache=True, inline='always')
 def _next_listed(rank, present, off, n_present, zero_rank, has_zero):
     """The smallest present rank (the sparse zero included) above ``rank``."""
-    lo, hi = 0, n_present  # first position with present > rank
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if present[off + mid] > rank:
-            hi = mid
-        else:
-            lo = mid + 1
-    nxt = present[off + lo] if lo < n_present else -1
+    j = bisect_right(present, off, off + n_present, rank)
+    nxt = present[j] if j < off + n_present else -1
     if has_zero and zero_rank > rank and (nxt < 0 or zero_rank < nxt):
         nxt = zero_rank
     return nxt
