@@ -60,20 +60,21 @@ class _KernelFinder(Finder):
 
     def find(self, problem):
         ds = problem.dataset
-        pos, left_rank, right_rank, score, total, children, node_weight, left_codes = run(
+        pos, left_rank, right_rank, score, total, children, node_weight, left_codes, scans = run(
             METHODS[self.name], self._params(), ds.kernel_data(), ds.workspace(problem.n_classes),
             problem.order, np.sort(problem.order), problem.sample_weight, problem.y,
             problem.n_classes, problem.features, CRITERIA[problem.criterion],
             BOUNDS[problem.bounds])
         if pos < 0:
-            return Split.none(total, problem.n_classes)
+            return Split.none(total, problem.n_classes, int(scans))
         k = int(problem.features[pos])
         score = float(score / node_weight)
         if ds.categorical[k]:
             return Split(k, np.nan, score, int(total), children[0], children[1], -1,
-                         ds.feature_values(k)[left_codes])
+                         ds.feature_values(k)[left_codes], int(scans))
         threshold, left_rank = ds.threshold(k, left_rank, right_rank)
-        return Split(k, threshold, score, int(total), children[0], children[1], left_rank)
+        return Split(k, threshold, score, int(total), children[0], children[1], left_rank,
+                     scans=int(scans))
 
 
 class Exhaustive(_KernelFinder):

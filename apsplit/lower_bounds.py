@@ -42,8 +42,8 @@ def _kernel_args(problem):
 
 def _optimum(problem):
     """(position of k*, E* in weight units) by exhaustive search; position -1 if no split."""
-    pos, _, _, score, _, _, node_weight, _ = run(METHODS["exhaustive"], np.zeros(2),
-                                                 *_kernel_args(problem))
+    pos, _, _, score, _, _, node_weight, _, _ = run(METHODS["exhaustive"], np.zeros(2),
+                                                    *_kernel_args(problem))
     return pos, score, node_weight
 
 

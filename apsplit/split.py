@@ -24,6 +24,9 @@ class Split:
     categories_left
                  categorical split: sorted array of the category values going left
                  (every other value, unseen ones included, goes right); else None
+    scans        how many times the call recomputed a feature's bounds from its
+                 statistics (built-in finders; each scan visits the feature's
+                 values, so it is the search's bookkeeping cost; 0 if not counted)
     """
 
     feature: int
@@ -34,6 +37,7 @@ class Split:
     right_weights: np.ndarray
     left_rank: int = -1
     categories_left: np.ndarray | None = None
+    scans: int = 0
 
     @property
     def found(self):
@@ -45,6 +49,7 @@ class Split:
         return ds.goes_left(self.feature, rows, self.left_rank, self.categories_left)
 
     @staticmethod
-    def none(assessments, n_classes):
+    def none(assessments, n_classes, scans=0):
         zeros = np.zeros(n_classes)
-        return Split(-1, math.nan, math.inf, int(assessments), zeros, zeros.copy(), -1)
+        return Split(-1, math.nan, math.inf, int(assessments), zeros, zeros.copy(), -1,
+                     scans=scans)

@@ -31,7 +31,7 @@ def test_result_layout(result):
         assert set(node) == NODE_KEYS
         assert set(node["methods"]) == set(bench.METHODS)
         for r in node["methods"].values():
-            assert set(r) == {"assessments", "seconds", "feature", "score"}
+            assert set(r) == {"assessments", "seconds", "feature", "score", "scans"}
             assert r["seconds"] > 0
         assert set(node["gini"]) == {"apsplit_seconds", "apsplit_score", "sklearn_seconds",
                                      "sklearn_best_input", "sklearn_score", "apsplit_over_sklearn"}
@@ -47,6 +47,8 @@ def test_numbers_are_consistent(result):
         n, K = node["n_rows"], node["n_features"]
         bound = node["weight_order_bound"]
         assert count["exhaustive"] == n * K
+        assert node["methods"]["exhaustive"]["scans"] == K
+        assert all(r["scans"] >= K for r in node["methods"].values())
         assert n <= bound <= count["adaptive"] <= count["exhaustive"]
         assert bound <= count["quick"] <= count["exhaustive"]
         assert bound <= count["adaptive_paper"] <= count["exhaustive"]

@@ -43,9 +43,12 @@ def check_against_oracle(split, node, expected):
 
 
 def check_accounting(splits, node):
-    """Exhaustive assesses every pair; the others at least the winner's column, at most every pair."""
+    """Exhaustive assesses every pair and scans each feature once; the others assess at least
+    the winner's column, at most every pair, and scan each feature at least once."""
     n, F = node.n_positive, len(node.feature_list)
     assert splits["exhaustive"].assessments == n * F
+    assert splits["exhaustive"].scans == F
+    assert all(split.scans >= F for split in splits.values())
     for method in ("quick", "adaptive", "adaptive_paper"):
         split = splits[method]
         if split.found:

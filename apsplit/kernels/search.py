@@ -97,7 +97,8 @@ def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, 
              np.full(F, -1, np.int64),         # 6 left rank of the split attaining lb
              np.zeros((F, C)),                 # 7 its seen left class weights
              np.zeros(F, np.uint8),            # 8 final: bounds exact, statistics zeroed
-             np.zeros(F, np.uint8))            # 9 statistics already canonical
+             np.zeros(F, np.uint8),            # 9 statistics already canonical
+             np.zeros(1, np.int64))            # 10 scans of a feature's values so far
     bk_bounds = np.zeros((F, 2), np.int64)
     if is_sparse:
         slot = candidate_slots(feats, bin_offsets.shape[0] - 1)
@@ -215,6 +216,7 @@ def bound_feature(node, state, scratch, f, seen_cls, unseen, full):
     left, right, zero, unseen_cls, out_ranks = scratch[:5]
     k = feats[f]
     off = bin_offsets[k]
+    state[10][0] += 1
     if categorical[k]:
         lb[f], ub[f] = evaluate_categorical(full, crit, bounds, off, hist, present, n_present[f],
                                             seen_cls, unseen_cls, unseen, parent, left, right,
@@ -597,8 +599,9 @@ def run(method, params, data, work, order, index_order, w, y, n_classes, feats, 
 
     Returns (position in feats or -1, left rank, right rank, score in weight
     units, assessments, child class weights (2, C), node weight, codes going
-    left (a categorical winner; else empty)).  The adaptive search uses only
-    lower bounds, so its scans skip the upper ones (``NO_UB``).
+    left (a categorical winner; else empty), scans of a feature's values).
+    The adaptive search uses only lower bounds, so its scans skip the upper
+    ones (``NO_UB``).
     """
     node, state, scratch = setup(method, data, work, order, index_order, w, y, n_classes, feats,
                                  crit, NO_UB if method == ADAPTIVE else bounds)
@@ -608,7 +611,7 @@ def run(method, params, data, work, order, index_order, w, y, n_classes, feats, 
     if best >= 0:
         children, left_codes = child_weights(node, state, best)
     teardown(node, state)
-    return best, lr, rr, score, total, children, node[31], left_codes
+    return best, lr, rr, score, total, children, node[31], left_codes, state[10][0]
 
 
 @njit(cache=True)
