@@ -113,6 +113,8 @@ class Boosting:
     exact_time_limit    seconds per feature's integer program
     random_state        seed or RandomState for the clients that sample
     bounds              "tight" | "paper": the bounds the finder prunes with
+    min_samples_leaf    every leaf of every tree keeps at least this many examples
+                        (as scikit-learn's; the lower bounds need 1)
     callback            called as callback(model, record) after each round
                         (``record``: that round's ``history_`` entry)
 
@@ -129,7 +131,7 @@ class Boosting:
     def __init__(self, n_rounds=100, max_depth=1, criterion="error", method="adaptive",
                  learning_rate=1.0, algorithm="samme", stopping="sklearn", refit_weights=False,
                  track_lower_bounds=(), exact_rounds=None, exact_time_limit=10.0,
-                 random_state=None, bounds="tight", callback=None):
+                 random_state=None, bounds="tight", callback=None, min_samples_leaf=1):
         self.n_rounds = v.check_positive_int(n_rounds, "n_rounds")
         self.max_depth = v.check_positive_int(max_depth, "max_depth")
         v.check_choice(criterion, CRITERIA, "criterion")
@@ -156,6 +158,9 @@ class Boosting:
         self.callback = callback
         v.check_choice(bounds, BOUNDS, "bounds")
         self.bounds = bounds
+        self.min_samples_leaf = v.check_positive_int(min_samples_leaf, "min_samples_leaf")
+        if self.track_lower_bounds and self.min_samples_leaf > 1:
+            raise ValueError("the lower bounds on assessments need min_samples_leaf=1")
 
     # -- what the finder sees each round (overridden by the clients) ------------------
     def _round_rows(self, order, w):
@@ -180,7 +185,8 @@ class Boosting:
         if not w0.sum() > 0:
             raise ValueError("all sample weights are zero")
         w0 = w0 / w0.sum()
-        root = check_problem(ds, codes, w0, self.criterion, None, None, False, self.bounds, C)
+        root = check_problem(ds, codes, w0, self.criterion, None, None, False, self.bounds, C,
+                             self.min_samples_leaf)
         self.n_features_in_ = ds.n_features
         correct = self._fit_rounds(ds, root, codes, w0)
         # which training examples each tree gets right, one bit each: exponential_loss()
@@ -204,7 +210,7 @@ class Boosting:
                                        else 0.0, order)
             problem = Problem(ds, codes, w, self._round_rows(order[:n_positive], w),
                               self._round_features(ds.n_features, rng), C, self.criterion,
-                              self.bounds)
+                              self.bounds, root.min_leaf)
             tree, leaves, finder_seconds = self._grow(problem)
             if leaves is None or leaves.min() < 0:  # rows the tree was not grown on
                 leaves = tree.apply(ds)

@@ -32,11 +32,12 @@ the same criterion and depth):
   ``apply`` returns other leaf ids than scikit-learn (same partition of X).
 """
 
+import math
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -101,10 +102,12 @@ class APTreeClassifier(_Classifier):
         "exhaustive" is the fastest; "adaptive" assesses the fewest
         (feature, example) pairs (the paper's cost measure) but spends more
         CPU time re-scanning features (README, "Figures").
-    min_samples_leaf : int, default=1
-        Only 1 is supported: the exact finders search over all splits, so a
-        larger value raises ``ValueError`` at fit time rather than being
-        approximated.
+    min_samples_leaf : int or float, default=1
+        Every leaf keeps at least this many training examples (with positive
+        weight); a float in (0, 1) is a fraction of the rows,
+        ``ceil(min_samples_leaf * n_samples)``, as in scikit-learn.  Every
+        finder returns the exact optimum over the admissible splits.  Not
+        combinable with categorical features.
     bounds : {"tight", "paper"}, default="tight"
         Upper bounds used to prune ("paper": the paper's, ``apsplit.kernels.criteria``).
 
@@ -126,7 +129,8 @@ class APTreeClassifier(_Classifier):
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
+                             Interval(RealNotInt, 0.0, 1.0, closed="neither")],
     }
 
     def __init__(self, criterion="gini", max_depth=3, method="exhaustive", min_samples_leaf=1,
@@ -140,16 +144,13 @@ class APTreeClassifier(_Classifier):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (array or scipy.sparse, never densified) and labels y."""
-        if self.min_samples_leaf != 1:
-            raise ValueError(
-                f"min_samples_leaf={self.min_samples_leaf} is not supported: apsplit's exact "
-                "finders search all splits; use min_samples_leaf=1 (or limit max_depth)")
         X, y = self._validate_fit(X, y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
         dataset = Dataset(X)
         problem = check_problem(dataset, codes, sample_weight, _CRITERIA[self.criterion], None,
-                                None, False, self.bounds, n_classes=self.n_classes_)
+                                None, False, self.bounds, n_classes=self.n_classes_,
+                                min_samples_leaf=_leaf_size(self.min_samples_leaf, X.shape[0]))
         max_depth = dataset.n_rows if self.max_depth is None else self.max_depth
         self.tree_ = grow_from_problem(problem, get_finder(self.method), max_depth)
         return self
@@ -175,6 +176,13 @@ class APTreeClassifier(_Classifier):
         return self.tree_.feature_importances_
 
 
+def _leaf_size(min_samples_leaf, n_samples):
+    """scikit-learn's reading of min_samples_leaf: a count, or a fraction of the rows."""
+    if isinstance(min_samples_leaf, Integral):
+        return int(min_samples_leaf)
+    return max(1, math.ceil(min_samples_leaf * n_samples))
+
+
 class APBoostClassifier(_Classifier):
     """apsplit's boosting clients as one scikit-learn classifier.
 
@@ -191,7 +199,7 @@ class APBoostClassifier(_Classifier):
         examples holding ``mass`` of the weight each round.
     n_estimators : int, default=50
         Boosting rounds (fewer when boosting stops early, as scikit-learn's).
-    max_depth, criterion, method, bounds
+    max_depth, criterion, method, min_samples_leaf, bounds
         Of every tree, as in ``APTreeClassifier``.
     learning_rate : float, default=1.0
         Shrinks every tree's weight.
@@ -220,6 +228,8 @@ class APBoostClassifier(_Classifier):
         "boosting": [StrOptions(set(_CLIENTS))],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
+                             Interval(RealNotInt, 0.0, 1.0, closed="neither")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "feature_fraction": [Interval(Real, 0, 1, closed="right")],
         "mass": [Interval(Real, 0, 1, closed="right")],
@@ -228,12 +238,13 @@ class APBoostClassifier(_Classifier):
 
     def __init__(self, boosting="adaboost", n_estimators=50, max_depth=3, criterion="gini",
                  method="exhaustive", learning_rate=1.0, feature_fraction=0.5, mass=0.9,
-                 random_state=None, bounds="tight"):
+                 random_state=None, bounds="tight", min_samples_leaf=1):
         self.boosting = boosting
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.criterion = criterion
         self.method = method
+        self.min_samples_leaf = min_samples_leaf
         self.learning_rate = learning_rate
         self.feature_fraction = feature_fraction
         self.mass = mass
@@ -252,7 +263,8 @@ class APBoostClassifier(_Classifier):
             n_rounds=self.n_estimators, max_depth=self.max_depth,
             criterion=_CRITERIA[self.criterion], method=self.method,
             learning_rate=float(self.learning_rate), algorithm="samme", stopping="sklearn",
-            random_state=self.random_state, bounds=self.bounds, **options)
+            random_state=self.random_state, bounds=self.bounds,
+            min_samples_leaf=_leaf_size(self.min_samples_leaf, X.shape[0]), **options)
         self.booster_.fit(X, y, sample_weight)
         self.classes_ = self.booster_.classes_
         self.n_classes_ = len(self.classes_)

@@ -28,6 +28,7 @@ class Problem:
     order     the node's examples with positive weight, in decreasing weight order
               (ties in the order given); examples are assessed in this order
     features  candidate feature columns (int64); ties go to the one listed first
+    min_leaf  a split must leave at least this many examples in each child
     """
 
     dataset: Dataset
@@ -38,6 +39,7 @@ class Problem:
     n_classes: int
     criterion: str = "error"
     bounds: str = "tight"
+    min_leaf: int = 1
 
 
 class Finder:
@@ -64,7 +66,7 @@ class _KernelFinder(Finder):
             METHODS[self.name], self._params(), ds.kernel_data(), ds.workspace(problem.n_classes),
             problem.order, np.sort(problem.order), problem.sample_weight, problem.y,
             problem.n_classes, problem.features, CRITERIA[problem.criterion],
-            BOUNDS[problem.bounds])
+            BOUNDS[problem.bounds], problem.min_leaf)
         if pos < 0:
             return Split.none(total, problem.n_classes, int(scans))
         k = int(problem.features[pos])
@@ -191,7 +193,7 @@ def weight_order(sample_weight, rows):
 
 
 def check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordered,
-                  bounds="tight", n_classes=None):
+                  bounds="tight", n_classes=None, min_samples_leaf=1):
     """Validate a node's inputs once; returns a Problem."""
     v.check_dataset(ds)
     y, n_classes = v.check_labels(y, ds.n_rows, n_classes)
@@ -210,7 +212,11 @@ def check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordere
     if order.size == 0:
         raise ValueError("all sample weights of the node's rows are zero")
     check_categories(ds, features, n_classes, criterion)
-    return Problem(ds, y, w, order, features, n_classes, criterion, bounds)
+    min_leaf = v.check_positive_int(min_samples_leaf, "min_samples_leaf")
+    if min_leaf > 1 and ds.categorical[features].any():
+        raise ValueError("min_samples_leaf > 1 is not supported with categorical features (their "
+                         "exact partition rules do not hold under a minimum child size)")
+    return Problem(ds, y, w, order, features, n_classes, criterion, bounds, min_leaf)
 
 
 def check_categories(ds, features, n_classes, criterion):
@@ -229,7 +235,7 @@ def check_categories(ds, features, n_classes, criterion):
 
 
 def find_split(ds, y, sample_weight=None, criterion="error", method="adaptive", rows=None,
-               features=None, weight_ordered=False, bounds="tight"):
+               features=None, weight_ordered=False, bounds="tight", min_samples_leaf=1):
     """Exact best split of the node ``rows`` over ``features``.
 
     Every method returns the score a brute-force search returns (and, with
@@ -249,7 +255,10 @@ def find_split(ds, y, sample_weight=None, criterion="error", method="adaptive", 
         (as boosting clients keep it); skips the sort, checked in O(n)
     bounds : "tight" (default) or "paper" (the paper's): the bounds used to prune,
         stated and proved in ``apsplit.kernels.criteria``
+    min_samples_leaf : the split must leave at least this many examples (with
+        positive weight) in each child, as scikit-learn's; 1 (default): any split
     """
     finder = get_finder(method)
-    problem = check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordered, bounds)
+    problem = check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordered, bounds,
+                            min_samples_leaf=min_samples_leaf)
     return finder.find(problem)

@@ -34,6 +34,9 @@ __all__ = ["weight_order", "exact", "node_weight_order", "node_exact", "tree_bou
 
 
 def _kernel_args(problem):
+    if problem.min_leaf > 1:
+        raise ValueError("the lower bounds on assessments are defined without a minimum leaf "
+                         f"size; got min_leaf={problem.min_leaf}")
     ds = problem.dataset
     return (ds.kernel_data(), ds.workspace(problem.n_classes), problem.order,
             np.sort(problem.order), problem.sample_weight, problem.y, problem.n_classes,
@@ -43,7 +46,7 @@ def _kernel_args(problem):
 def _optimum(problem):
     """(position of k*, E* in weight units) by exhaustive search; position -1 if no split."""
     pos, _, _, score, _, _, node_weight, _, _ = run(METHODS["exhaustive"], np.zeros(2),
-                                                    *_kernel_args(problem))
+                                                    *_kernel_args(problem), 1)
     return pos, score, node_weight
 
 

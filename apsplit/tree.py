@@ -225,9 +225,11 @@ def grow_from_problem(problem, finder, max_depth, return_leaves=False):
     while stack:
         node, order, depth = stack.pop()
         value = tree._rows[node][5]
-        if depth >= max_depth or order.size < 2 or np.count_nonzero(value > 0) < 2:
+        if depth >= max_depth or order.size < max(2, 2 * problem.min_leaf) \
+                or np.count_nonzero(value > 0) < 2:
             continue
-        node_problem = Problem(ds, y, w, order, problem.features, C, problem.criterion, problem.bounds)
+        node_problem = Problem(ds, y, w, order, problem.features, C, problem.criterion, problem.bounds,
+                               problem.min_leaf)
         split = finder.find(node_problem)
         tree._rows[node][7] = split.assessments
         if not split.found:
@@ -253,7 +255,7 @@ def _grow_with_kernel(problem, params, max_depth):
         method, method_params, min(int(max_depth), 2 ** 31), ds.kernel_data(),
         ds.workspace(problem.n_classes), ds.values, problem.order, problem.sample_weight,
         problem.y, problem.n_classes, problem.features, CRITERIA[problem.criterion],
-        BOUNDS[problem.bounds])
+        BOUNDS[problem.bounds], problem.min_leaf)
     categories = [None] * feature.size
     for node in np.flatnonzero(cat_end > cat_start):
         categories[node] = ds.feature_values(feature[node])[cat_codes[cat_start[node]:cat_end[node]]]
@@ -264,15 +266,18 @@ def _grow_with_kernel(problem, params, max_depth):
 
 
 def grow_tree(ds, y, sample_weight=None, max_depth=3, criterion="error", method="adaptive",
-              rows=None, features=None, weight_ordered=False, bounds="tight"):
+              rows=None, features=None, weight_ordered=False, bounds="tight", min_samples_leaf=1):
     """Grow a depth-``max_depth`` tree, one finder call per node.
 
     A node becomes a leaf at ``max_depth``, when it holds fewer than two
-    examples with positive weight, when one class holds all its weight, or
-    when every candidate feature is constant on it.  Children keep their
-    parent's weight order (stable partition), so only the root is sorted.
+    examples with positive weight (fewer than 2 ``min_samples_leaf``: every
+    leaf keeps at least ``min_samples_leaf``), when one class holds all its
+    weight, or when no candidate feature has an admissible split on it.
+    Children keep their parent's weight order (stable partition), so only the
+    root is sorted.
     """
     max_depth = v.check_positive_int(max_depth, "max_depth")
     finder = get_finder(method)
-    problem = check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordered, bounds)
+    problem = check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordered, bounds,
+                            min_samples_leaf=min_samples_leaf)
     return grow_from_problem(problem, finder, max_depth)

@@ -98,11 +98,12 @@ class OracleSplit:
         return self.feature >= 0
 
 
-def best_split(X, y, w, rows=None, features=None, criterion="error"):
+def best_split(X, y, w, rows=None, features=None, criterion="error", min_leaf=1):
     """Best split of the node by brute force.
 
-    Ties (scores within ``tolerance``) go to the feature listed first in
-    ``features``, then to the smallest threshold.
+    Only splits that leave at least ``min_leaf`` positive-weight rows in each
+    child are admissible.  Ties (scores within ``tolerance``) go to the
+    feature listed first in ``features``, then to the smallest threshold.
     """
     X, y, w = np.asarray(X, dtype=float), np.asarray(y), np.asarray(w, dtype=float)
     rows = positive_rows(w, rows)
@@ -111,6 +112,9 @@ def best_split(X, y, w, rows=None, features=None, criterion="error"):
     for k in features:
         values = np.unique(X[rows, k])
         for lo, hi in zip(values[:-1], values[1:]):
+            n_left = int(np.count_nonzero(X[rows, k] <= lo))
+            if min(n_left, rows.size - n_left) < min_leaf:
+                continue
             candidates.append((partition_score(X, y, w, rows, k, lo, criterion), int(k), lo, hi))
     if not candidates:
         return OracleSplit(math.inf)

@@ -333,6 +333,14 @@ def test_bad_categorical_features_are_rejected(spec, error, match):
         apsplit.Dataset(np.zeros((4, 3)), categorical_features=spec)
 
 
+def test_a_minimum_leaf_size_is_refused_with_categorical_features():
+    X = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 3.0], [0.0, 4.0]])
+    ds = apsplit.Dataset(X, categorical_features=[0])
+    with pytest.raises(ValueError, match="min_samples_leaf > 1 is not supported with categorical"):
+        apsplit.find_split(ds, [0, 1, 0, 1], min_samples_leaf=2)
+    assert apsplit.find_split(ds, [0, 1, 0, 1], min_samples_leaf=2, features=[1]).found
+
+
 def test_categorical_features_need_dense_x():
     with pytest.raises(ValueError, match="need dense X"):
         apsplit.Dataset(sp.csr_matrix(np.eye(3)), categorical_features=[1])

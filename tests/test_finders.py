@@ -53,19 +53,21 @@ def check_accounting(splits, node):
         split = splits[method]
         if split.found:
             assert n <= split.assessments <= n * F
-        else:
+        else:  # proving that no feature has an (admissible) split needs every pair
             assert split.assessments == n * F
 
 
-def check_node(node, criteria=oracle.CRITERIA, bounds="tight"):
+def check_node(node, criteria=oracle.CRITERIA, bounds="tight", min_leaf=1):
     """Every method on every criterion: oracle optimum, then bit-identical splits and accounting."""
     ds = apsplit.Dataset(node.matrix())
     for criterion in criteria:
-        expected = oracle.best_split(node.X, node.y, node.w, node.rows, node.features, criterion)
+        expected = oracle.best_split(node.X, node.y, node.w, node.rows, node.features, criterion,
+                                     min_leaf)
         splits = {}
         for method in METHODS:
             splits[method] = apsplit.find_split(ds, node.y, criterion=criterion, method=method,
-                                                bounds=bounds, **node.kwargs())
+                                                bounds=bounds, min_samples_leaf=min_leaf,
+                                                **node.kwargs())
             check_against_oracle(splits[method], node, expected)
         for method in ("quick", "adaptive", "adaptive_paper"):
             assert_same_split(splits[method], splits["exhaustive"])
@@ -93,6 +95,13 @@ def test_binary_nodes_match_oracle(node):
 @given(nodes(sparse=None))
 def test_paper_bounds_match_oracle(node):
     check_node(node, bounds="paper")
+
+
+@settings(max_examples=scaled(0.5))
+@given(nodes(sparse=None), st.sampled_from([2, 3, 5]), st.sampled_from(["tight", "paper"]))
+def test_a_minimum_leaf_size_keeps_every_method_exact(node, min_leaf, bounds):
+    """Only splits leaving min_leaf positive-weight rows on each side are admissible."""
+    check_node(node, bounds=bounds, min_leaf=min_leaf)
 
 
 @settings(max_examples=scaled(0.5))
@@ -340,6 +349,8 @@ NAN = math.nan
     (dict(bounds="loose"), ValueError, "unknown bounds 'loose'"),
     (dict(criterion="entropy", bounds="Paper"), ValueError, "unknown bounds 'Paper'"),
     (dict(criterion="gini", bounds=None), ValueError, "unknown bounds None"),
+    (dict(min_samples_leaf=0), ValueError, "min_samples_leaf must be a positive integer"),
+    (dict(min_samples_leaf=1.5), ValueError, "min_samples_leaf must be a positive integer"),
 ])
 def test_find_split_rejects_bad_input(small, overrides, error, match):
     ds, y, w = small

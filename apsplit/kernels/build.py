@@ -80,11 +80,12 @@ def _split_rows(seg, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, spare
 
 @njit(cache=True)
 def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, feats, crit,
-         bounds):
+         bounds, min_leaf):
     """Grow a tree of depth at most ``max_depth`` from the root's rows ``order``
     (positive weights, decreasing weight order), one search per node.
 
-    A node is a leaf at ``max_depth``, when it holds fewer than two rows, when
+    A node is a leaf at ``max_depth``, when it holds fewer than two rows (or
+    fewer than 2 ``min_leaf``: each child must keep ``min_leaf`` rows), when
     one class holds all its weight, or when the search finds no split.
     Returns the tree's arrays: feature, threshold, left_rank, children_left,
     children_right, value (class weights), n_node_samples, node_assessments,
@@ -135,11 +136,12 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
         for c in range(C):
             if value[node, c] > 0.0:
                 classes += 1
-        if depth >= max_depth or end - start < 2 or classes < 2:
+        if depth >= max_depth or end - start < max(2, 2 * min_leaf) or classes < 2:
             continue
         seg_w = by_weight[start:end]
         seg_i = by_index[start:end]
-        nd, st, sc = setup(method, data, work, seg_w, seg_i, w, y, C, feats, crit, search_bounds)
+        nd, st, sc = setup(method, data, work, seg_w, seg_i, w, y, C, feats, crit, search_bounds,
+                           min_leaf)
         best, lr, rr, score, total = search(nd, st, sc, method, params)
         assessments[node] = total
         left_codes = np.empty(0, np.int64)

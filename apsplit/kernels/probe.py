@@ -5,6 +5,7 @@ import numpy as np
 from numba import njit
 
 from .search import QUICK, advance, setup, teardown
+from .stats import clear_feature
 
 
 @njit(cache=True)
@@ -13,16 +14,8 @@ def reset_feature(node, state, f):
     bin_offsets, feats, bk_bounds, cursor = node[2], node[4], node[14], node[17]
     hist, mark, present, listed = node[18], node[19], node[20], node[23]
     off = bin_offsets[feats[f]]
-    if listed[f]:
-        for j in range(state[1][f]):
-            b = off + present[off + j]
-            mark[b] = 0
-            for c in range(hist.shape[1]):
-                hist[b, c] = 0.0
-    else:
-        for b in range(off, bin_offsets[feats[f] + 1]):
-            for c in range(hist.shape[1]):
-                hist[b, c] = 0.0
+    clear_feature(listed[f], off, bin_offsets[feats[f] + 1] - off, present, state[1][f], hist,
+                  mark, node[33] > 1, node[32])
     state[0][f] = 0
     state[1][f] = 0
     cursor[f] = bk_bounds[f, 0]
@@ -69,9 +62,10 @@ def prefix_intervals(node, state, scratch, prefixes):
 @njit(cache=True)
 def run_probe(kind, target, prefixes, data, work, order, index_order, w, y, n_classes, feats, crit,
               bounds):
-    """kind 0: ``min_prefix_to_reach(target)``; kind 1: ``prefix_intervals(prefixes)``."""
+    """kind 0: ``min_prefix_to_reach(target)``; kind 1: ``prefix_intervals(prefixes)``
+    (no minimum leaf size)."""
     node, state, scratch = setup(QUICK, data, work, order, index_order, w, y, n_classes, feats,
-                                 crit, bounds)
+                                 crit, bounds, 1)
     if kind == 0:
         out = min_prefix_to_reach(node, state, scratch, target).astype(np.float64).reshape(-1, 1)
     else:

@@ -50,7 +50,8 @@ METHODS = {"exhaustive": EXHAUSTIVE, "quick": QUICK, "adaptive": ADAPTIVE,
 
 
 @njit(cache=True)
-def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, bounds):
+def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, bounds,
+          min_leaf):
     """Everything a search needs for one node, as three tuples (see ``rebound``).
 
     ``data`` is ``Dataset.kernel_data()``, ``work`` ``Dataset.workspace()``;
@@ -67,6 +68,10 @@ def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, 
     example here, in one pass over the rows in index order; the others
     bucket the node's stored entries per feature in weight order, and flag
     the node's rows in ``in_node`` for the canonical passes.
+
+    ``min_leaf`` > 1: a split must leave at least that many examples in each
+    child (scikit-learn's ``min_samples_leaf``); the examples per bin are
+    then counted in ``counts`` (non-categorical features only).
     """
     (is_sparse, codes, bin_offsets, zero_rank, csc_indptr, csc_rows, csc_codes, csr_indptr,
      csr_features, csr_codes, categorical, csr_bins) = data
@@ -110,7 +115,8 @@ def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, 
                                 csr_features, csr_codes, csr_bins, listed, counts, hist, mark,
                                 bucket_pos)
             distribute_new_bins(bucket_pos, n_new, feats, bin_offsets, listed, present, state[1])
-            collect_counts(feats, bin_offsets, listed, present, state[1], counts, state[5])
+            collect_counts(feats, bin_offsets, listed, present, state[1], counts, state[5],
+                           min_leaf > 1)
             for f in range(F):
                 state[0][f] = n
                 state[9][f] = 1
@@ -132,14 +138,14 @@ def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, 
     # 8 w_ord 9 y_ord 10 cumw 11 cumcls 12 totals 13 parent 14 bucket bounds 15 bucket_pos
     # 16 bucket_code 17 cursor 18 hist 19 mark 20 present 21 categorical 22 cat_left 23 listed
     # 24 index_order 25 w 26 y 27 csc_indptr 28 csc_rows 29 csc_codes 30 in_node
-    # 31 node weight (the canonical sum of totals)
+    # 31 node weight (the canonical sum of totals) 32 counts 33 min_leaf
     node_weight = 0.0
     for c in range(C):
         node_weight += totals[c]
     node = (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order,
             w_ord, y_ord, cumw, cumcls, totals, parent, bk_bounds, bucket_pos, bucket_code, cursor,
             hist, mark, present, categorical, cat_left, listed, index_order, w, y, csc_indptr,
-            csc_rows, csc_codes, in_node, node_weight)
+            csc_rows, csc_codes, in_node, node_weight, counts, min_leaf)
     return node, state, scratch
 
 
@@ -161,7 +167,7 @@ def advance(node, state, scratch, f, hi):
     if hi > m[f]:
         n_new = assess(f, k, m[f], hi, is_sparse, node[23][f], codes, bin_offsets[k], w_ord, y_ord,
                        order, bk_bounds, bk_pos, bk_code, cursor, state[5], hist, mark, scratch[5],
-                       0, node[3][k], node[11], -1, scratch[0])
+                       0, node[3][k], node[11], -1, scratch[0], node[33] > 1, node[32])
         m[f] = hi
     rebound(node, state, scratch, f, n_new)
 
@@ -229,7 +235,8 @@ def bound_feature(node, state, scratch, f, seen_cls, unseen, full):
                      seen_cls)
     lb[f], ub[f] = scan(listed[f], off, n_bins, present, n_present[f], zero_rank[k], has_zero, zero,
                         hist, seen_cls, unseen_cls, unseen, full, crit, bounds, parent, left, right,
-                        out_ranks, lb_left[f])
+                        out_ranks, lb_left[f], node[33], node[32], m[f],
+                        m[f] - nzcnt[f] if has_zero else 0)
     ranks[f, 0] = out_ranks[0]
     ranks[f, 1] = out_ranks[1]
     lb_rank[f] = out_ranks[2]
@@ -247,6 +254,7 @@ def finalize(node, state, scratch, f, n_new):
      in_node) = node[:31]
     m, n_present, nzcnt, final, canonical = state[0], state[1], state[5], state[8], state[9]
     unseen_cls, newbuf = scratch[3], scratch[5]
+    counts, counting = node[32], node[33] > 1
     k = feats[f]
     off = bin_offsets[k]
     n_bins = bin_offsets[k + 1] - off
@@ -257,10 +265,12 @@ def finalize(node, state, scratch, f, n_new):
                 for j in range(n_present[f]):
                     for c in range(hist.shape[1]):
                         hist[off + present[off + j], c] = 0.0
+                    counts[off + present[off + j]] = 0
             else:
-                clear_feature(False, off, n_bins, present, 0, hist, mark)
+                clear_feature(False, off, n_bins, present, 0, hist, mark, counting, counts)
         n_new, stored = canonical_pass(k, is_sparse, listed[f], codes, off, index_order, w, y,
-                                       csc_indptr, csc_rows, csc_codes, in_node, hist, mark, newbuf)
+                                       csc_indptr, csc_rows, csc_codes, in_node, hist, mark, newbuf,
+                                       counting, counts)
         if is_sparse:
             nzcnt[f] = stored
         canonical[f] = 1
@@ -271,7 +281,7 @@ def finalize(node, state, scratch, f, n_new):
     bound_feature(node, state, scratch, f, totals, 0.0, True)
     final[f] = 1
     if not categorical[k]:
-        clear_feature(listed[f], off, n_bins, present, n_present[f], hist, mark)
+        clear_feature(listed[f], off, n_bins, present, n_present[f], hist, mark, counting, counts)
         n_present[f] = 0
 
 
@@ -326,7 +336,7 @@ def crawl(node, state, scratch, f, stop_above, min_step, min_examples):
         track = lb_rank[f] if followed else -1
         n_new = assess(f, k, lo, hi, is_sparse, node[23][f], codes, bin_offsets[k], w_ord, y_ord,
                        order, bk_bounds, bk_pos, bk_code, cursor, nzcnt, hist, mark, newbuf, n_new,
-                       zero_rank[k], cumcls, track, lb_left[f])
+                       zero_rank[k], cumcls, track, lb_left[f], node[33] > 1, node[32])
         m[f] = hi
         current = False
         if not followed:  # a categorical feature follows no split: re-bound it after every batch
@@ -594,7 +604,8 @@ def search(node, state, scratch, method, params):
 
 
 @njit(cache=True)
-def run(method, params, data, work, order, index_order, w, y, n_classes, feats, crit, bounds):
+def run(method, params, data, work, order, index_order, w, y, n_classes, feats, crit, bounds,
+        min_leaf):
     """One node, one call: set up, search, read the winner, leave the workspace zeroed.
 
     Returns (position in feats or -1, left rank, right rank, score in weight
@@ -604,7 +615,7 @@ def run(method, params, data, work, order, index_order, w, y, n_classes, feats, 
     ones (``NO_UB``).
     """
     node, state, scratch = setup(method, data, work, order, index_order, w, y, n_classes, feats,
-                                 crit, NO_UB if method == ADAPTIVE else bounds)
+                                 crit, NO_UB if method == ADAPTIVE else bounds, min_leaf)
     best, lr, rr, score, total = search(node, state, scratch, method, params)
     children = np.zeros((2, n_classes))
     left_codes = np.zeros(0, np.int64)
@@ -618,7 +629,8 @@ def run(method, params, data, work, order, index_order, w, y, n_classes, feats, 
 def teardown(node, state):
     """Leave the workspace zeroed: the statistics of the features that are not final,
     and the sparse rows' ``in_node`` flags."""
-    release(node[4], node[2], node[21], node[23], state[8], node[20], state[1], node[18], node[19])
+    release(node[4], node[2], node[21], node[23], state[8], node[20], state[1], node[18], node[19],
+            node[33] > 1, node[32])
     if node[0]:
         in_node, order = node[30], node[7]
         for p in range(order.shape[0]):

@@ -163,16 +163,18 @@ def assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr, 
 
 @njit(cache=True)
 def canonical_pass(k, is_sparse, listed, codes, off, index_order, w, y, csc_indptr, csc_rows,
-                   csc_codes, in_node, hist, mark, newbuf):
+                   csc_codes, in_node, hist, mark, newbuf, counting, counts):
     """Add every example of the node to feature k's (zeroed) statistics, in index
     order: the canonical statistics.  Dense: one pass over the node's rows;
     sparse: one pass over column k, keeping the rows flagged ``in_node``.  A
     listed feature's bins not marked yet are marked and appended to
-    ``newbuf``; returns (their count, stored entries added)."""
+    ``newbuf``; with ``counting``, ``counts`` counts the examples per bin.
+    Returns (the new bins' count, stored entries added)."""
     n_new = 0
     stored = 0
     hist_f = hist[off:]
     mark_f = mark[off:]
+    counts_f = counts[off:]
     if is_sparse:
         rows = csc_rows[csc_indptr[k]:csc_indptr[k + 1]]
         col_codes = csc_codes[csc_indptr[k]:csc_indptr[k + 1]]
@@ -182,18 +184,22 @@ def canonical_pass(k, is_sparse, listed, codes, off, index_order, w, y, csc_indp
                 r = col_codes[e]
                 hist_f[r, y[i]] += w[i]
                 stored += 1
+                if counting:
+                    counts_f[r] += 1
                 if listed and mark_f[r] == 0:
                     mark_f[r] = 1
                     newbuf[n_new] = r
                     n_new += 1
         return n_new, stored
     row = codes[k]
-    if listed:
+    if listed or counting:
         for p in range(index_order.shape[0]):
             i = index_order[p]
             r = row[i]
             hist_f[r, y[i]] += w[i]
-            if mark_f[r] == 0:
+            if counting:
+                counts_f[r] += 1
+            if listed and mark_f[r] == 0:
                 mark_f[r] = 1
                 newbuf[n_new] = r
                 n_new += 1
@@ -205,8 +211,8 @@ def canonical_pass(k, is_sparse, listed, codes, off, index_order, w, y, csc_indp
 
 
 @njit(cache=True)
-def collect_counts(feats, bin_offsets, listed, present, n_present, counts, nzcnt):
-    """Stored entries per feature from the per-bin ``counts`` (which are zeroed)."""
+def collect_counts(feats, bin_offsets, listed, present, n_present, counts, nzcnt, keep):
+    """Stored entries per feature from the per-bin ``counts`` (zeroed unless ``keep``)."""
     for f in range(feats.shape[0]):
         off = bin_offsets[feats[f]]
         items = n_present[f] if listed[f] else bin_offsets[feats[f] + 1] - off
@@ -214,7 +220,8 @@ def collect_counts(feats, bin_offsets, listed, present, n_present, counts, nzcnt
         for j in range(items):
             b = off + (present[off + j] if listed[f] else j)
             total += counts[b]
-            counts[b] = 0
+            if not keep:
+                counts[b] = 0
         nzcnt[f] = total
 
 
@@ -270,19 +277,21 @@ def merge_new(present, off, n_old, newbuf, n_new):
 @njit(cache=True)
 def assess(f, k, lo, hi, is_sparse, listed, codes, off, w_ord, y_ord, order, bk_bounds, bk_pos,
            bk_code, cursor, nzcnt, hist, mark, newbuf, n_new, zero_rank, cumcls, track_rank,
-           track_left):
+           track_left, counting, counts):
     """Add examples [lo, hi) of the weight order to feature f (column k).
 
     A listed feature's values seen for the first time are appended to
     ``newbuf`` after its first ``n_new`` entries; returns the new count
     (``merge_new`` sorts them in).  With ``track_rank >= 0``, the class
     weights of the examples with code <= ``track_rank`` (the left child of a
-    followed split) are added to ``track_left``.  Sparse: a batch's zeros are
-    its class totals minus its stored entries'.
+    followed split) are added to ``track_left``.  With ``counting`` (a minimum
+    leaf size), ``counts`` counts the examples per bin.  Sparse: a batch's
+    zeros are its class totals minus its stored entries'.
     """
     tracking = track_rank >= 0
     hist_f = hist[off:]  # views indexed from 0: numba's negative-index checks then fold away
     mark_f = mark[off:]
+    counts_f = counts[off:]
     if is_sparse:
         zeros_left = tracking and 0 <= zero_rank <= track_rank
         if zeros_left:  # count the whole batch as zeros, then correct for stored entries
@@ -299,6 +308,8 @@ def assess(f, k, lo, hi, is_sparse, listed, codes, off, w_ord, y_ord, order, bk_
                 newbuf[n_new] = r
                 n_new += 1
             hist_f[r, c] += w_ord[p]
+            if counting:
+                counts_f[r] += 1
             if tracking and (r <= track_rank) != zeros_left:
                 track_left[c] += -w_ord[p] if zeros_left else w_ord[p]
             e += 1
@@ -318,13 +329,17 @@ def assess(f, k, lo, hi, is_sparse, listed, codes, off, w_ord, y_ord, order, bk_
                 newbuf[n_new] = r
                 n_new += 1
             hist_f[r, c] += ws[p]
+            if counting:
+                counts_f[r] += 1
             if r <= track_rank:
                 track_left[c] += ws[p]
-    elif tracking:
+    elif tracking or counting:
         for p in range(rows.shape[0]):
             r = row[rows[p]]
             c = ys[p]
             hist_f[r, c] += ws[p]
+            if counting:
+                counts_f[r] += 1
             if r <= track_rank:
                 track_left[c] += ws[p]
     else:
@@ -364,7 +379,8 @@ def _present(rank, listed, off, hist, has_zero, zero_rank):
 
 @njit(cache=True)
 def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, hist, seen_cls,
-         unseen_cls, unseen, full, crit, bounds, parent, left, right, out_ranks, lb_left):
+         unseen_cls, unseen, full, crit, bounds, parent, left, right, out_ranks, lb_left,
+         min_leaf, counts, seen_count, zero_count):
     """Bounds on a feature's best score (weight units) from its seen statistics.
 
     One pass over the feature's bins in value order, from its first present
@@ -386,8 +402,17 @@ def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, his
         the node's own impurity ``parent`` (no split is better than none).
         +inf when no split has two seen children, or when ``bounds`` is NO_UB.
         When ``full``, lb == ub == the exact score.
+
+    A minimum leaf size ``min_leaf`` > 1 (examples per child, ``counts`` per
+    bin, ``seen_count`` in all, ``zero_count`` at the sparse zero) admits, when
+    ``full``, only the splits whose children both hold at least ``min_leaf``
+    examples, and the ub only from splits whose seen children already do (they
+    stay admissible); the lb still ranges over every split, a superset, so it
+    stays a lower bound on the best admissible one.
     """
     C = left.shape[0]
+    constrained = min_leaf > 1
+    left_count = 0
     want_ub = not full and bounds != NO_UB
     seen_total = 0.0
     for c in range(C):
@@ -422,9 +447,16 @@ def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, his
         if has_zero and rank == zero_rank:
             for c in range(C):
                 left[c] += zero[c]
+            left_count += zero_count
         else:
             for c in range(C):
                 left[c] += hist[off + rank, c]
+            if constrained:
+                left_count += counts[off + rank]
+        admissible = not constrained or (left_count >= min_leaf
+                                         and seen_count - left_count >= min_leaf)
+        if full and not admissible:
+            continue
         if crit == ERROR:
             seen, ub = _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, want_ub)
         else:
@@ -436,7 +468,7 @@ def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, his
             best_rank = rank
             for c in range(C):
                 lb_left[c] = left[c]
-        if want_ub and ub < best_ub:
+        if want_ub and admissible and ub < best_ub:
             best_ub = ub
     out_ranks[2] = best_rank
     if full:
@@ -508,8 +540,9 @@ def seen_value(crit, left, seen_cls, right):
 
 
 @njit(cache=True, inline='always')
-def clear_feature(listed, off, n_bins, present, n_present, hist, mark):
-    """Zero one feature's workspace cells (listed: its present bins and marks; dense: all bins)."""
+def clear_feature(listed, off, n_bins, present, n_present, hist, mark, counting, counts):
+    """Zero one feature's workspace cells (listed: its present bins and marks; dense: all
+    bins; with ``counting``, their example counts too)."""
     C = hist.shape[1]
     if listed:
         for j in range(n_present):
@@ -517,19 +550,24 @@ def clear_feature(listed, off, n_bins, present, n_present, hist, mark):
             mark[b] = 0
             for c in range(C):
                 hist[b, c] = 0.0
+            if counting:
+                counts[b] = 0
     else:
         for b in range(off, off + n_bins):
             for c in range(C):
                 hist[b, c] = 0.0
+            if counting:
+                counts[b] = 0
 
 
 @njit(cache=True)
-def release(feats, bin_offsets, categorical, listed, final, present, n_present, hist, mark):
+def release(feats, bin_offsets, categorical, listed, final, present, n_present, hist, mark,
+            counting, counts):
     """Zero the workspace cells a search left set (listed: the present bins; dense: all),
     except those of the final non-categorical features, which ``finalize`` zeroed."""
     for f in range(feats.shape[0]):
         if not (final[f] and not categorical[feats[f]]):
             k = feats[f]
             clear_feature(listed[f], bin_offsets[k], bin_offsets[k + 1] - bin_offsets[k], present,
-                          n_present[f], hist, mark)
+                          n_present[f], hist, mark, counting, counts)
         n_present[f] = 0
