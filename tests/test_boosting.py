@@ -559,6 +559,9 @@ def test_trimming_all_the_mass_keeps_every_row():
     (dict(track_lower_bounds=["exact"], criterion="gini"), "exact lower bound.*criterion='error'"),
     (dict(learning_rate=0), "learning_rate must be a positive number"),
     (dict(learning_rate=float("nan")), "learning_rate must be a positive number"),
+    (dict(min_samples_leaf=0), "min_samples_leaf must be a positive integer"),
+    (dict(min_samples_leaf=2, track_lower_bounds="weight_order"),
+     "lower bounds on assessments need min_samples_leaf=1"),
 ])
 def test_bad_options(options, match):
     with pytest.raises(ValueError, match=match):

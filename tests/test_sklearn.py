@@ -39,6 +39,8 @@ def real():
                           APBoostClassifier(boosting="lazy", n_estimators=5, random_state=0),
                           APBoostClassifier(boosting="trim", n_estimators=5, criterion="error")])
 def test_sklearn_estimator_checks(estimator, check):
+    """(With min_samples_leaf > 1 an integer weight is not a repeated row, as in scikit-learn:
+    the leaf sizes count rows, so the sample-weight equivalence check cannot apply.)"""
     check(estimator)
 
 
@@ -91,9 +93,11 @@ def compare_trees(a, s, criterion):
     return compared, ties
 
 
-def fit_both(X, y, criterion, max_depth, sample_weight=None):
-    ours = APTreeClassifier(criterion=criterion, max_depth=max_depth).fit(X, y, sample_weight)
-    theirs = DecisionTreeClassifier(criterion=criterion, max_depth=max_depth, random_state=0)
+def fit_both(X, y, criterion, max_depth, sample_weight=None, min_samples_leaf=1, method="exhaustive"):
+    ours = APTreeClassifier(criterion=criterion, max_depth=max_depth, method=method,
+                            min_samples_leaf=min_samples_leaf).fit(X, y, sample_weight)
+    theirs = DecisionTreeClassifier(criterion=criterion, max_depth=max_depth, random_state=0,
+                                    min_samples_leaf=min_samples_leaf)
     return ours, theirs.fit(X, y, sample_weight)
 
 
@@ -120,6 +124,23 @@ def test_deep_trees_reach_sklearn_impurity_at_every_tie(real, name, max_depth, f
     ours, theirs = fit_both(X, y, criterion, max_depth)
     compared, ties = compare_trees(ours.tree_, theirs.tree_, criterion)
     assert compared >= 15, "the walk stopped above depth 3"
+
+
+@pytest.mark.parametrize("name, criterion, min_samples_leaf, method",
+                         [("satimage", "gini", 20, "exhaustive"), ("satimage", "entropy", 0.01, "adaptive"),
+                          ("higgs", "gini", 50, "quick"), ("pendigits", "entropy", 7, "adaptive")])
+def test_min_samples_leaf_gives_sklearns_tree(real, name, criterion, min_samples_leaf, method):
+    """scikit-learn's min_samples_leaf (a count or a fraction of the rows): every leaf keeps
+    that many examples, and the tree is scikit-learn's (ties: the same impurity)."""
+    X, y = real[name]
+    ours, theirs = fit_both(X, y, criterion, 6, min_samples_leaf=min_samples_leaf, method=method)
+    compared, _ = compare_trees(ours.tree_, theirs.tree_, criterion)
+    assert compared >= 15
+    least = min_samples_leaf if isinstance(min_samples_leaf, int) else np.ceil(min_samples_leaf * len(y))
+    leaves = ours.tree_.feature < 0
+    assert ours.tree_.n_node_samples[leaves].min() >= least
+    free = APTreeClassifier(criterion=criterion, max_depth=6).fit(X, y)
+    assert free.tree_.n_node_samples[free.tree_.feature < 0].min() < least  # the constraint binds
 
 
 @pytest.mark.parametrize("criterion", CRITERIA)
@@ -152,14 +173,18 @@ def test_adaboost_same_staged_errors_as_sklearn(real, name, criterion):
     np.testing.assert_allclose(ours.estimator_weights_, theirs.estimator_weights_, rtol=1e-9)
 
 
-@pytest.mark.parametrize("name, criterion, max_depth", [("satimage", "gini", 3),
-                                                        ("pendigits", "entropy", 3),
-                                                        ("pendigits", "gini", 1)])
-def test_apboost_same_staged_errors_as_sklearn_adaboost(real, name, criterion, max_depth):
+@pytest.mark.parametrize("name, criterion, max_depth, min_samples_leaf",
+                         [("satimage", "gini", 3, 1), ("pendigits", "entropy", 3, 1),
+                          ("pendigits", "gini", 1, 1), ("satimage", "gini", 3, 25),
+                          ("pendigits", "entropy", 3, 10)])
+def test_apboost_same_staged_errors_as_sklearn_adaboost(real, name, criterion, max_depth,
+                                                        min_samples_leaf):
     X, y = real[name]
     X, y = X[:2000], y[:2000]
-    ours = APBoostClassifier(n_estimators=20, criterion=criterion, max_depth=max_depth).fit(X, y)
-    theirs = adaboost(DecisionTreeClassifier(criterion=criterion, max_depth=max_depth)).fit(X, y)
+    ours = APBoostClassifier(n_estimators=20, criterion=criterion, max_depth=max_depth,
+                             min_samples_leaf=min_samples_leaf).fit(X, y)
+    theirs = adaboost(DecisionTreeClassifier(criterion=criterion, max_depth=max_depth,
+                                             min_samples_leaf=min_samples_leaf)).fit(X, y)
     np.testing.assert_allclose([h["train_error"] for h in ours.history_],
                                [1 - s for s in theirs.staged_score(X, y)], atol=1e-12)
     for mine, sklearn in zip(ours.staged_predict(X), theirs.staged_predict(X)):
@@ -255,7 +280,9 @@ def test_input_errors():
     with pytest.raises(ValueError, match="features"):
         clf.predict(X[:, :4])
     with pytest.raises(ValueError, match="min_samples_leaf"):
-        APTreeClassifier(min_samples_leaf=2).fit(X, y)
+        APTreeClassifier(min_samples_leaf=0).fit(X, y)
+    with pytest.raises(ValueError, match="min_samples_leaf"):
+        APTreeClassifier(min_samples_leaf=1.5).fit(X, y)
     with pytest.raises(ValueError, match="criterion"):
         APTreeClassifier(criterion="mse").fit(X, y)
     with pytest.raises(ValueError, match="unknown method"):

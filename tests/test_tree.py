@@ -115,14 +115,16 @@ def test_methods_grow_identical_trees_on_many_distinct_values(criterion, fmt):
 
 @settings(max_examples=scaled(0.5))
 @given(nodes(sparse=None, max_rows=60), st.integers(1, 4), st.sampled_from(SETTINGS),
-       st.sampled_from(METHODS))
-def test_kernel_builder_grows_the_python_loops_tree(node, max_depth, setting, method):
+       st.sampled_from(METHODS), st.sampled_from([1, 1, 3]))
+def test_kernel_builder_grows_the_python_loops_tree(node, max_depth, setting, method, min_leaf):
     """``kernels.build.grow`` (built-in finders) and the Python node loop (any finder):
-    the same tree, node numbering, assessments and each row's leaf."""
+    the same tree, node numbering, assessments and each row's leaf; with a minimum
+    leaf size, every leaf keeps it."""
     criterion, bounds = setting
     ds = apsplit.Dataset(node.matrix())
     problem = apsplit.finders.check_problem(ds, node.y, node.w, criterion, node.rows,
-                                            node.features, False, bounds)
+                                            node.features, False, bounds,
+                                            min_samples_leaf=min_leaf)
     tree, leaves = apsplit.tree.grow_from_problem(problem, apsplit.get_finder(method), max_depth,
                                                   return_leaves=True)
     reference, none = apsplit.tree.grow_from_problem(problem, PythonLoop(method), max_depth,
@@ -133,6 +135,7 @@ def test_kernel_builder_grows_the_python_loops_tree(node, max_depth, setting, me
     expected = np.full(ds.n_rows, -1)
     expected[problem.order] = reference.apply(ds)[problem.order]
     np.testing.assert_array_equal(leaves, expected)
+    assert tree.n_node_samples[tree.feature < 0].min() >= min(min_leaf, problem.order.size)
 
 
 # ------------------------------------------------------------- prediction
