@@ -162,6 +162,20 @@ def assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr, 
 
 
 @njit(cache=True)
+def _add_example(r, c, wi, hist_f, mark_f, counts_f, newbuf, n_new, listed, counting):
+    """Add one example (bin ``r``, class ``c``, weight ``wi``) to a feature's
+    statistics; mark and append its bin if new.  Returns the new bins' count."""
+    hist_f[r, c] += wi
+    if counting:
+        counts_f[r] += 1
+    if listed and mark_f[r] == 0:
+        mark_f[r] = 1
+        newbuf[n_new] = r
+        n_new += 1
+    return n_new
+
+
+@njit(cache=True)
 def canonical_pass(k, is_sparse, listed, codes, off, index_order, w, y, csc_indptr, csc_rows,
                    csc_codes, in_node, hist, mark, newbuf, counting, counts):
     """Add every example of the node to feature k's (zeroed) statistics, in index
@@ -181,28 +195,16 @@ def canonical_pass(k, is_sparse, listed, codes, off, index_order, w, y, csc_indp
         for e in range(rows.shape[0]):
             i = rows[e]
             if in_node[i]:
-                r = col_codes[e]
-                hist_f[r, y[i]] += w[i]
+                n_new = _add_example(col_codes[e], y[i], w[i], hist_f, mark_f, counts_f,
+                                     newbuf, n_new, listed, counting)
                 stored += 1
-                if counting:
-                    counts_f[r] += 1
-                if listed and mark_f[r] == 0:
-                    mark_f[r] = 1
-                    newbuf[n_new] = r
-                    n_new += 1
         return n_new, stored
     row = codes[k]
     if listed or counting:
         for p in range(index_order.shape[0]):
             i = index_order[p]
-            r = row[i]
-            hist_f[r, y[i]] += w[i]
-            if counting:
-                counts_f[r] += 1
-            if listed and mark_f[r] == 0:
-                mark_f[r] = 1
-                newbuf[n_new] = r
-                n_new += 1
+            n_new = _add_example(row[i], y[i], w[i], hist_f, mark_f, counts_f,
+                                 newbuf, n_new, listed, counting)
     else:
         for p in range(index_order.shape[0]):
             i = index_order[p]
