@@ -41,7 +41,7 @@ __all__ = ["DATASETS", "DEFAULT_DATASETS", "DEFAULTS", "QUICK_DEFAULTS", "METHOD
            "run", "boosting_weights", "tree_nodes", "real_nodes", "bench_node", "format_table",
            "write_json", "plot", "add_arguments", "add_dataset_arguments", "selected_datasets",
            "rounds_and_repeats", "report", "publish", "timed", "text_table", "figure_class",
-           "progress_bar", "panel_grid"]
+           "progress_bar", "panel_grid", "require_plotting", "BENCH_EXTRA"]
 
 METHODS = ("exhaustive", "quick", "adaptive", "adaptive_paper")
 CRITERION = "error"
@@ -280,6 +280,10 @@ def write_json(result, path):
     path.write_text(json.dumps(result, indent=2) + "\n")
 
 
+BENCH_EXTRA = ("apsplit's 'bench' extra: pip install \"apsplit[bench]\" "
+               "(from a checkout: pip install \".[bench]\")")
+
+
 def progress_bar(enabled, **options):
     """A tqdm progress bar built with ``options`` when ``enabled``, else None.
 
@@ -291,7 +295,7 @@ def progress_bar(enabled, **options):
     try:
         from tqdm.auto import tqdm
     except ImportError:
-        print("no progress bar: tqdm is not installed (pip install apsplit[bench])", file=sys.stderr)
+        print(f"no progress bar: tqdm is not installed; it comes with {BENCH_EXTRA}", file=sys.stderr)
         return None
     return tqdm(**options)
 
@@ -301,8 +305,17 @@ def figure_class():
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise ImportError("plotting needs matplotlib: pip install apsplit[bench]") from None
+        raise ImportError(f"plotting needs matplotlib, which comes with {BENCH_EXTRA}") from None
     return Figure
+
+
+def require_plotting(parser):
+    """Exit with the parser's usage error, naming the extra, if matplotlib is missing:
+    a command that writes a plot checks this before its run, not after it."""
+    try:
+        figure_class()
+    except ImportError as exc:
+        parser.error(str(exc))
 
 
 def panel_grid(count, width, height):
@@ -386,7 +399,6 @@ def selected_datasets(parser, args):
 
 def report(args, datasets, data_dir=None):
     """Run with parsed ``add_arguments`` options; print the table, write JSON and PNG."""
-    figure_class()  # fail before the run, not after it, if matplotlib is missing
     result = run(datasets, rounds=args.rounds, repeats=args.repeats, depth=args.depth,
                  data_dir=data_dir, quick=args.quick, progress=True)
     publish(result, format_table(result), plot, args.json, args.plot, bool(result["nodes"]))

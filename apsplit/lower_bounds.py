@@ -126,7 +126,7 @@ def node_exact(problem, time_limit=10.0):
     if pos < 0:
         return n * F
     target = score - TOL * node_weight
-    ds, order = problem.dataset, problem.order
+    order = problem.order
     y_ord, w_ord = problem.y[order], problem.sample_weight[order]
     counts = _counts(problem, target)
     total = n

@@ -50,9 +50,9 @@ import numpy as np
 import scipy
 import sklearn
 
-from . import __version__, lower_bounds
+from . import __version__
 from .adapters import AdaBoost, LazyBoost, WeightTrimmingBoost
-from .bench import _count, figure_class, progress_bar, text_table, write_json
+from .bench import _count, figure_class, progress_bar, require_plotting, text_table, write_json
 from .dataset import Dataset
 from .finders import available_finders
 from .datasets import FORMATS, load_file
@@ -516,7 +516,7 @@ def report(args, parser, data=None, rounds_default=500, quick_rounds=10):
     ``data``: a ``load_data`` dict (else read from args.data/format/test).
     Returns the exit status: 0, or 1 if the methods grew different trees.
     """
-    figure_class()  # fail before the run, not after it, if matplotlib is missing
+    require_plotting(parser)
     if "exact" in args.lower_bounds and args.criterion != "error":
         parser.error("the exact lower bound is defined for --criterion error only")
     try:

@@ -65,8 +65,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from . import __version__
 from .adapters.sklearn import APBoostClassifier, APTreeClassifier
-from .bench import (DATASETS, _count, figure_class, load_dataset, panel_grid, selected_datasets,
-                    text_table, write_json)
+from .bench import (DATASETS, _count, load_dataset, panel_grid, require_plotting,
+                    selected_datasets, text_table, write_json)
 from .dataset import Dataset
 from .datasets import DataFileNotFoundError, load_file, shared_data_path
 from .finders import available_finders
@@ -462,7 +462,7 @@ def add_arguments(parser, json_default="results/stock.json", plot_default="resul
 
 def report(args, parser):
     """Run with parsed ``add_arguments`` options: print the table, write JSON and PNG."""
-    figure_class()  # fail before the run, not after it, if matplotlib is missing
+    require_plotting(parser)
     datasets = selected_datasets(parser, args)
     result = run(datasets, rounds=args.rounds, depth=args.depth, criterion=args.criterion,
                  methods=args.methods, repeats=args.repeats, threads=args.threads,

@@ -125,11 +125,11 @@ def main(argv=None):
                         help=f"the finder to run (default {METHOD})")
     bench.add_arguments(parser, json_default="results/bounds.json", plot_default="results/bounds.png")
     args = parser.parse_args(argv)
+    bench.require_plotting(parser)
     datasets = bench.selected_datasets(parser, args)
     criteria = [c.strip() for c in args.criteria.split(",") if c.strip()]
     if not criteria or set(criteria) - set(CRITERIA):
         parser.error(f"unknown criteria in {args.criteria!r}; choose from {', '.join(CRITERIA)}")
-    bench.figure_class()  # fail before the run, not after it, if matplotlib is missing
     result = run(datasets, criteria, args.rounds, args.repeats, args.depth, args.data_dir, args.quick,
                  progress=True, method=args.method)
     bench.publish(result, format_table(result), plot, args.json, args.plot, bool(result["nodes"]))

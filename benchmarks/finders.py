@@ -18,6 +18,7 @@ def main(argv=None):
     bench.add_dataset_arguments(parser)
     bench.add_arguments(parser, json_default="results/finders.json", plot_default="results/finders.png")
     args = parser.parse_args(argv)
+    bench.require_plotting(parser)
     datasets = bench.selected_datasets(parser, args)
     bench.report(args, datasets, args.data_dir)
 

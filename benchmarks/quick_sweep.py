@@ -10,7 +10,7 @@ repository root (the paper's two datasets):
 import argparse
 import sys
 
-from apsplit import paper, sweep
+from apsplit import bench, paper, sweep
 
 
 def main(argv=None):
@@ -19,6 +19,7 @@ def main(argv=None):
     paper.add_sweep_arguments(parser, rounds_default=40, json_default="results/quick-sweep.json",
                               plot_default="results/quick-sweep.png")
     args = parser.parse_args(argv)
+    bench.require_plotting(parser)
     data = paper.sweep_data(parser, args)
     result = sweep.run(data["X"], data["y"], data["name"], args.rounds, args.depth)
     sweep.report(result, args.json, args.plot)

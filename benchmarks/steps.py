@@ -11,7 +11,7 @@ import argparse
 import sys
 from fractions import Fraction
 
-from apsplit import paper, steps
+from apsplit import bench, paper, steps
 from apsplit.bench import _count
 
 
@@ -38,6 +38,7 @@ def main(argv=None):
                         help="fits per finder; the least CPU time is reported (default 1)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    bench.require_plotting(parser)
     try:
         paper.parse_client(args.client)
     except ValueError as exc:

@@ -1,5 +1,6 @@
 """The finders benchmark core (apsplit.bench) in quick mode (`apsplit compare`: tests/test_paper.py)."""
 
+import importlib
 import json
 import sys
 
@@ -125,4 +126,23 @@ def test_progress_bar_is_optional(monkeypatch, capsys):
     bar.close()
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
     assert bench.progress_bar(True, total=3) is None
-    assert "pip install apsplit[bench]" in capsys.readouterr().err
+    assert 'tqdm is not installed; it comes with apsplit\'s \'bench\' extra: pip install "apsplit[bench]"' \
+        in capsys.readouterr().err
+
+
+A_DATA_FILE = ["--data", "no-such-file.trn", "--format", "uci"]  # the check comes before reading it
+
+
+@pytest.mark.parametrize("module, options", [
+    ("finders", ["--quick"]), ("bounds", ["--quick"]), ("stock", ["--quick"]),
+    ("paper", A_DATA_FILE), ("steps", A_DATA_FILE), ("quick_sweep", A_DATA_FILE)])
+def test_every_benchmark_names_the_extra_before_it_runs_without_matplotlib(module, options,
+                                                                            monkeypatch, tmp_path,
+                                                                            capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    main = importlib.import_module(f"benchmarks.{module}").main
+    with pytest.raises(SystemExit) as exit_:
+        main(options + ["--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png")])
+    assert exit_.value.code == 2
+    assert "plotting needs matplotlib" in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()

@@ -2,7 +2,6 @@
 equivalence, the textbook exercise, the joint re-fit, stopping rules, API and input checks."""
 
 import math
-import warnings
 
 import numpy as np
 import pytest

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from apsplit import cli, paper
+from apsplit.bench import figure_class
 from apsplit.adapters import AdaBoost, LazyBoost, WeightTrimmingBoost
 from apsplit.datasets import load_satimage
 from benchmarks import paper as paper_command
@@ -238,12 +239,16 @@ def test_compare_defaults(monkeypatch):
     assert kw["data"]["name"] == "satimage" and kw["data"]["X"].shape == (4435, 36)
 
 
-def test_missing_matplotlib_names_the_extra(monkeypatch, tmp_path):
+def test_missing_matplotlib_names_the_extra(monkeypatch, tmp_path, capsys):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    with pytest.raises(ImportError, match=r"pip install apsplit\[bench\]"):
+    with pytest.raises(SystemExit) as exit_:
         cli.main(["compare", "--rounds", "1", "--json", str(tmp_path / "c.json"),
                   "--plot", str(tmp_path / "c.png")])
+    assert exit_.value.code == 2
+    assert 'pip install "apsplit[bench]"' in capsys.readouterr().err
     assert not (tmp_path / "c.json").exists()
+    with pytest.raises(ImportError, match=r"matplotlib.*'bench' extra"):
+        figure_class()
 
 
 def test_compare_bad_options(capsys):

@@ -177,13 +177,9 @@ def rebound(node, state, scratch, f, n_new):
     """Merge f's ``n_new`` newly seen values, then recompute its bounds after its
     seen prefix (``scan``, or ``evaluate_categorical``, which leaves f's best
     ranks at -1 and no split to follow)."""
-    (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
-     cumw, cumcls, totals, parent, bk_bounds, bk_pos, bk_code, cursor, hist, mark, present,
-     categorical, cat_left, listed) = node[:24]
-    m, n_present, lb, ub, ranks, nzcnt, lb_rank, lb_left = state[:8]
+    order, cumw, cumcls = node[7], node[10], node[11]
+    m = state[0]
     unseen_cls = scratch[3]
-    k = feats[f]
-    off = bin_offsets[k]
     n = order.shape[0]
     merge_listed(node, state, scratch, f, n_new)
     seen_cls = cumcls[m[f]]
