@@ -1,4 +1,4 @@
-"""Boosting loops that call an apsplit finder once per tree node.
+"""Boosting loops that grow each round's tree with an apsplit finder (one search per node).
 
 A round: take the current weights (their order kept from the last round) ->
 grow a tree with the chosen finder on the round's rows and features ->
@@ -223,7 +223,7 @@ class Boosting:
                                      "chance: the ensemble cannot be fit")
                 break
             if not stop and t < self.n_rounds - 1:
-                w = w.copy()  # the round's Problem keeps its weights
+                w = w.copy()  # the round's Problem (a finder may keep it) keeps its weights
                 reweight(w, miss, math.exp(s * alpha))
                 order = merge_groups(order, w, miss)
             seconds = time.perf_counter() - start
@@ -380,7 +380,7 @@ class Boosting:
         votes = np.zeros((X.shape[0], C))
         norm = 0.0
         for tree, alpha in zip(self.trees_, self.estimator_weights_):
-            votes += np.where(np.arange(C) == tree.predict(X)[:, None], alpha, -alpha / (C - 1))
+            add_votes(votes, tree.predict(X), alpha)
             norm += abs(alpha)
             yield _decision(votes / norm if norm != 0 else votes)
 

@@ -10,8 +10,10 @@ How the trees compare with scikit-learn's (``DecisionTreeClassifier`` with
 the same criterion and depth):
 
 - Same leaf rule: a node is split unless it is at ``max_depth``, holds fewer
-  than two examples with positive weight, is pure (one class holds all its
-  weight) or every feature is constant on it.  Zero-weight examples are
+  than ``max(2, 2 * min_samples_leaf)`` examples with positive weight, is
+  pure (one class holds all its weight) or has no admissible split (every
+  feature is constant on it, or no split leaves ``min_samples_leaf``
+  examples in each child).  Zero-weight examples are
   left out of every node, as scikit-learn does (``n_node_samples`` counts
   the positive-weight ones).  Two rounding-level exceptions: scikit-learn
   splits a pure node whose computed impurity rounds above machine epsilon
@@ -62,6 +64,8 @@ _COMMON_CONSTRAINTS = {
     "criterion": [StrOptions(set(_CRITERIA))],
     "method": [str, HasMethods(["find"])],
     "bounds": [StrOptions({"tight", "paper"})],
+    "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
+                         Interval(RealNotInt, 0.0, 1.0, closed="neither")],
 }
 
 
@@ -98,16 +102,14 @@ class APTreeClassifier(_Classifier):
         "exhaustive", "adaptive", "quick", "adaptive_paper", another name
         registered with ``apsplit.register_finder``, or an object with
         ``find(problem)``.  Every method grows the same tree; only the work
-        differs.  With the data in memory an assessment costs about 2 ns and
-        "exhaustive" is the fastest; "adaptive" assesses the fewest
+        differs.  With the data in memory "exhaustive" is the fastest; "adaptive" assesses the fewest
         (feature, example) pairs (the paper's cost measure) but spends more
         CPU time re-scanning features (README, "Figures").
     min_samples_leaf : int or float, default=1
         Every leaf keeps at least this many training examples (with positive
         weight); a float in (0, 1) is a fraction of the rows,
         ``ceil(min_samples_leaf * n_samples)``, as in scikit-learn.  Every
-        finder returns the exact optimum over the admissible splits.  Not
-        combinable with categorical features.
+        finder returns the exact optimum over the admissible splits.
     bounds : {"tight", "paper"}, default="tight"
         Upper bounds used to prune ("paper": the paper's, ``apsplit.kernels.criteria``).
 
@@ -122,15 +124,15 @@ class APTreeClassifier(_Classifier):
 
     Notes
     -----
-    All of scikit-learn's estimator checks pass; none is excluded.  See the
+    All of scikit-learn's estimator checks pass at the defaults (with
+    ``min_samples_leaf > 1`` the sample-weight equivalence checks cannot:
+    leaf sizes count rows, as in ``DecisionTreeClassifier``).  See the
     module docstring for how the trees compare with ``DecisionTreeClassifier``.
     """
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
-                             Interval(RealNotInt, 0.0, 1.0, closed="neither")],
     }
 
     def __init__(self, criterion="gini", max_depth=3, method="exhaustive", min_samples_leaf=1,
@@ -220,7 +222,7 @@ class APBoostClassifier(_Classifier):
 
     Notes
     -----
-    All of scikit-learn's estimator checks pass; none is excluded.
+    All of scikit-learn's estimator checks pass at the defaults; none is excluded.
     """
 
     _parameter_constraints = {
@@ -228,8 +230,6 @@ class APBoostClassifier(_Classifier):
         "boosting": [StrOptions(set(_CLIENTS))],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "max_depth": [Interval(Integral, 1, None, closed="left")],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
-                             Interval(RealNotInt, 0.0, 1.0, closed="neither")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "feature_fraction": [Interval(Real, 0, 1, closed="right")],
         "mass": [Interval(Real, 0, 1, closed="right")],

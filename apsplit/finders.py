@@ -124,18 +124,14 @@ class Adaptive(_KernelFinder):
     name = "adaptive"
 
     def __init__(self, min_step=1.0 / 16, min_step_examples=0.0):
-        self.min_step = _check_step(min_step, "min_step")
-        self.min_step_examples = _check_step(min_step_examples, "min_step_examples")
+        self.min_step = v.check_fraction(min_step, "min_step", allow_zero=True)
+        self.min_step_examples = v.check_fraction(min_step_examples, "min_step_examples",
+                                                  allow_zero=True)
 
     def _params(self):
         return np.array([self.min_step, self.min_step_examples], np.float64)
 
 
-def _check_step(value, what):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) \
-            or not 0.0 <= value <= 1.0:
-        raise ValueError(f"{what} must lie in [0, 1], got {value!r}")
-    return float(value)
 
 
 class AdaptivePaper(_KernelFinder):
@@ -212,7 +208,8 @@ def check_problem(ds, y, sample_weight, criterion, rows, features, weight_ordere
     if order.size == 0:
         raise ValueError("all sample weights of the node's rows are zero")
     check_categories(ds, features, n_classes, criterion)
-    min_leaf = v.check_positive_int(min_samples_leaf, "min_samples_leaf")
+    # above n_rows no split is admissible either way; the cap keeps the kernels' int64 exact
+    min_leaf = min(v.check_positive_int(min_samples_leaf, "min_samples_leaf"), ds.n_rows)
     if min_leaf > 1 and ds.categorical[features].any():
         raise ValueError("min_samples_leaf > 1 is not supported with categorical features (their "
                          "exact partition rules do not hold under a minimum child size)")

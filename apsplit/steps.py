@@ -19,14 +19,19 @@ from . import paper
 from .bench import figure_class, publish, text_table
 from .finders import Adaptive, register_finder
 
-__all__ = ["STEPS", "finder_name", "run", "format_table", "plot", "report"]
+__all__ = ["STEPS", "step_label", "finder_name", "run", "format_table", "plot", "report"]
 
 STEPS = (0.0, 1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4)
 
 
+def step_label(step):
+    """A step as a fraction: 0, 1/64, ..."""
+    return str(Fraction(step).limit_denominator(1000))
+
+
 def finder_name(step):
     """The registered name of ``Adaptive(min_step_examples=step)``."""
-    return "adaptive" if step == 0 else f"adaptive[e={Fraction(step).limit_denominator(1000)}]"
+    return "adaptive" if step == 0 else f"adaptive[e={step_label(step)}]"
 
 
 def run(X, y, name="data", rounds=500, depth=3, steps=STEPS, client="adaboost", repeats=1,

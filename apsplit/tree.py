@@ -236,6 +236,10 @@ def grow_from_problem(problem, finder, max_depth, return_leaves=False):
             continue
         goes_left = split.goes_left(ds, order)
         left_order, right_order = order[goes_left], order[~goes_left]
+        if min(left_order.size, right_order.size) < problem.min_leaf:
+            raise ValueError(f"finder {type(finder).__name__} returned a split leaving "
+                             f"{min(left_order.size, right_order.size)} examples in a child, "
+                             f"fewer than min_samples_leaf={problem.min_leaf}")
         left = tree._add(class_weights(left_order), left_order.size)
         right = tree._add(class_weights(right_order), right_order.size)
         tree._rows[node][:5] = [split.feature, split.threshold, split.left_rank, left, right]
@@ -267,7 +271,8 @@ def _grow_with_kernel(problem, params, max_depth):
 
 def grow_tree(ds, y, sample_weight=None, max_depth=3, criterion="error", method="adaptive",
               rows=None, features=None, weight_ordered=False, bounds="tight", min_samples_leaf=1):
-    """Grow a depth-``max_depth`` tree, one finder call per node.
+    """Grow a depth-``max_depth`` tree: one numba call for a built-in finder, else one
+    finder call per node (``grow_from_problem``).
 
     A node becomes a leaf at ``max_depth``, when it holds fewer than two
     examples with positive weight (fewer than 2 ``min_samples_leaf``: every

@@ -84,7 +84,9 @@ def check_positive_int(value, what):
     return int(value)
 
 
-def check_fraction(value, what):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 < value <= 1.0:
-        raise ValueError(f"{what} must lie in (0, 1], got {value!r}")
+def check_fraction(value, what, allow_zero=False):
+    """``value`` as a float in (0, 1], or in [0, 1] with ``allow_zero``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
+            or not 0.0 <= value <= 1.0 or (value == 0.0 and not allow_zero):
+        raise ValueError(f"{what} must lie in {'[' if allow_zero else '('}0, 1], got {value!r}")
     return float(value)

@@ -22,6 +22,9 @@ def _steps(text):
         raise argparse.ArgumentTypeError(f"--steps needs fractions like 0,1/32,1/8, got {text!r}")
     if not values or any(not 0 <= v <= 1 for v in values):
         raise argparse.ArgumentTypeError(f"--steps must lie in [0, 1], got {text!r}")
+    names = [steps.finder_name(v) for v in values]
+    if len(set(names)) < len(names):
+        raise argparse.ArgumentTypeError(f"--steps lists a value twice, got {text!r}")
     return values
 
 
@@ -33,7 +36,7 @@ def main(argv=None):
     parser.add_argument("--client", default="adaboost",
                         help="adaboost, lazyF or trimM, as in benchmarks.paper (default adaboost)")
     parser.add_argument("--steps", type=_steps, default=list(steps.STEPS),
-                        help="min_step_examples values (default 0,1/64,1/32,1/16,1/8,1/4)")
+                        help=f"min_step_examples values (default {','.join(map(steps.step_label, steps.STEPS))})")
     parser.add_argument("--repeats", type=_count(1), default=1,
                         help="fits per finder; the least CPU time is reported (default 1)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -104,6 +104,19 @@ def test_a_minimum_leaf_size_keeps_every_method_exact(node, min_leaf, bounds):
     check_node(node, bounds=bounds, min_leaf=min_leaf)
 
 
+@pytest.mark.parametrize("min_leaf", [6, 2 ** 62, 2 ** 63])
+def test_a_leaf_size_above_half_the_rows_admits_no_split(min_leaf):
+    """Even sizes beyond int64 (once a numba OverflowError): no split, every pair assessed."""
+    X = np.arange(10.0).reshape(-1, 1)
+    y = np.array([0, 1] * 5)
+    for method in METHODS:
+        split = apsplit.find_split(apsplit.Dataset(X), y, np.ones(10), method=method,
+                                   min_samples_leaf=min_leaf)
+        assert not split.found and split.assessments == 10
+    assert apsplit.grow_tree(apsplit.Dataset(X), y, np.ones(10), min_samples_leaf=min_leaf,
+                             method="exhaustive").node_count == 1
+
+
 @settings(max_examples=scaled(0.5))
 @given(nodes(sparse=None, weight_kinds=("ones", "int")))
 def test_ties_go_to_first_listed_feature_then_smallest_threshold(node):

@@ -32,12 +32,18 @@ def test_larger_batches_assess_more_and_every_finder_grows_the_same_trees(tmp_pa
     assert (tmp_path / "s.png").stat().st_size > 0
 
 
-@pytest.mark.parametrize("argv", [["--steps", "0,2"], ["--steps", "1/0"], ["--steps", "x"],
-                                  ["--client", "boost7"]])
-def test_bad_arguments_are_argparse_errors(tmp_path, argv):
+@pytest.mark.parametrize("argv, message", [
+    (["--steps", "0,2"], "--steps must lie in [0, 1]"),
+    (["--steps", "1/0"], "--steps needs fractions like"),
+    (["--steps", "x"], "--steps needs fractions like"),
+    (["--steps", "0,1/8,0.125"], "--steps lists a value twice"),
+    (["--client", "boost7"], "unknown client 'boost7'")])
+def test_bad_arguments_are_argparse_errors(tmp_path, argv, message, capsys):
+    """Each is refused with its own message, before the (missing) data file is read."""
     with pytest.raises(SystemExit) as exc:
         steps_cli.main(["--data", str(tmp_path / "missing.trn"), "--format", "uci", *argv])
     assert exc.value.code == 2
+    assert message in capsys.readouterr().err
 
 
 def test_adaptive_rejects_steps_outside_0_1():

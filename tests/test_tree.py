@@ -195,3 +195,22 @@ def test_root_split_matches_sklearn(criterion, seed):
     assert abs(split.score - expected) <= 1e-9
     assert (tree.feature[0], tree.threshold[0]) == (sk.feature[0], sk.threshold[0])
     assert (split.feature, split.threshold) == (sk.feature[0], sk.threshold[0])
+
+
+class IgnoresMinLeaf(apsplit.Finder):
+    """A user's finder that forgets ``problem.min_leaf``."""
+
+    name = "ignores-min-leaf"
+
+    def find(self, problem):
+        return apsplit.get_finder("exhaustive").find(
+            apsplit.Problem(**{**vars(problem), "min_leaf": 1}))
+
+
+def test_a_finder_that_ignores_the_leaf_size_gets_a_clear_error():
+    X = apsplit.Dataset(np.arange(10.0).reshape(-1, 1))
+    y = np.array([0] + [1] * 9)  # the best split isolates one example
+    w = np.ones(10)
+    assert apsplit.grow_tree(X, y, w, max_depth=1, method=IgnoresMinLeaf()).node_count == 3
+    with pytest.raises(ValueError, match="leaving 1 examples in a child, fewer than min_samples_leaf=3"):
+        apsplit.grow_tree(X, y, w, max_depth=1, method=IgnoresMinLeaf(), min_samples_leaf=3)

@@ -32,18 +32,15 @@ def add_votes(votes, predicted, alpha):
 
 @njit(cache=True)
 def vote_error(votes, codes, w0):
-    """Weighted error of the ensemble's votes: two classes, class 1 when its vote
-    exceeds class 0's; more classes, the first class with the largest vote."""
+    """Weighted error of the ensemble's votes, each row predicting the first class
+    with the largest vote (two classes: class 1 when its vote exceeds class 0's)."""
     C = votes.shape[1]
     err = 0.0
     for i in range(votes.shape[0]):
-        if C == 2:
-            best = 1 if votes[i, 1] - votes[i, 0] > 0 else 0
-        else:
-            best = 0
-            for k in range(1, C):
-                if votes[i, k] > votes[i, best]:
-                    best = k
+        best = 0
+        for k in range(1, C):
+            if votes[i, k] > votes[i, best]:
+                best = k
         if best != codes[i]:
             err += w0[i]
     return err

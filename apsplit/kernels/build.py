@@ -14,8 +14,7 @@ of raw X (values): a walk from the root per row.
 import numpy as np
 from numba import njit
 
-from .criteria import NO_UB
-from .search import ADAPTIVE, child_weights, search, setup, teardown
+from .search import run
 from .sort import bisect_left, bisect_right
 from .stats import sorted_rows
 
@@ -126,7 +125,6 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
     n_nodes = 1
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, 0, n, 0
     top = 1
-    search_bounds = NO_UB if method == ADAPTIVE else bounds
     while top > 0:
         top -= 1
         node, start, end, depth = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
@@ -140,14 +138,9 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
             continue
         seg_w = by_weight[start:end]
         seg_i = by_index[start:end]
-        nd, st, sc = setup(method, data, work, seg_w, seg_i, w, y, C, feats, crit, search_bounds,
-                           min_leaf)
-        best, lr, rr, score, total = search(nd, st, sc, method, params)
+        best, lr, rr, _, total, _, _, left_codes, _ = run(method, params, data, work, seg_w, seg_i,
+                                                          w, y, C, feats, crit, bounds, min_leaf)
         assessments[node] = total
-        left_codes = np.empty(0, np.int64)
-        if best >= 0 and categorical[feats[best]]:
-            _, left_codes = child_weights(nd, st, best)
-        teardown(nd, st)
         if best < 0:
             continue
         k = feats[best]

@@ -44,7 +44,7 @@ chi2(B(z_c / Z_c) || B(S / |Z|)) (expand both sides); f(a) <= U (1 - 1/C),
 chi2 <= (largest ratio) - 1 <= (S + U) / z_c - 1, and
 Z_c / |Z| <= (z_c + U_c) / (S + U_c).  Like Eq. 3, it is a naive bound: it
 does not tend to the seen value as U -> 0 (it tends to 2 f(z)).  A fully
-assessed feature's value is exact whatever ``bounds`` (``stats.evaluate``).
+assessed feature's value is exact whatever ``bounds`` (``stats.scan``).
 
 tight <= paper for every split.  Error: the tight bound subtracts U_c for a
 class heaviest on both sides.  Entropy: 0 <= log2(S / z_c) <= log2((S + U) / z_c),

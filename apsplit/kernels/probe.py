@@ -15,7 +15,7 @@ def reset_feature(node, state, f):
     hist, mark, present, listed = node[18], node[19], node[20], node[23]
     off = bin_offsets[feats[f]]
     clear_feature(listed[f], off, bin_offsets[feats[f] + 1] - off, present, state[1][f], hist,
-                  mark, node[33] > 1, node[32])
+                  mark, node[33] > 1, node[32], False)
     state[0][f] = 0
     state[1][f] = 0
     cursor[f] = bk_bounds[f, 0]
@@ -23,7 +23,6 @@ def reset_feature(node, state, f):
     state[6][f] = -1
     state[7][f, :] = 0.0
     state[8][f] = 0
-    state[9][f] = 0
 
 
 @njit(cache=True)

@@ -5,8 +5,9 @@
 All share the running statistics of ``stats`` and the same rules, so
 that they return the same split, not only the same score:
 
-* a fully assessed feature's score is computed from statistics accumulated in
-  weight order, whatever the batches, so it is bit-identical across methods;
+* a fully assessed feature's score is computed from its canonical statistics
+  (summed in index order, ``stats.canonical_pass``), whatever the batches, so
+  it is bit-identical across methods;
 * the returned split is canonical: with S* the smallest score, the first
   listed feature whose score is within ``tie = TOL * node weight`` of S*,
   at its smallest best threshold (rounding makes ties of distinct
@@ -19,7 +20,7 @@ that they return the same split, not only the same score:
 Every method therefore returns the brute-force optimum, and the same split.
 Scores are in weight units inside the kernels (divide by the node weight).
 
-The per-batch loops (``advance``, ``crawl``, the searches) are compiled
+The per-batch loops (``advance``, ``crawl``, the adaptive searches) are compiled
 without numba's reference counting (``_nrt=False``): they allocate nothing
 (``setup`` does), and a call that passes the node's ~40 arrays would
 otherwise spend most of its time in atomic reference-count updates (measured
@@ -42,7 +43,7 @@ from .stats import (DENSE_RATIO, assess, assess_rows, canonical_pass, candidate_
 TOL = 1e-10
 ADAPTIVE_INITIAL_FRACTION = 0.1
 LIST_MIN_BINS = 64  # batched searches list the seen values of features with more bins,
-                    # until half of the bins are seen (see ``rebound``)
+                    # until half of the bins are seen (see ``merge_listed``)
 
 EXHAUSTIVE, QUICK, ADAPTIVE, ADAPTIVE_PAPER = 0, 1, 2, 3
 METHODS = {"exhaustive": EXHAUSTIVE, "quick": QUICK, "adaptive": ADAPTIVE,
@@ -52,7 +53,8 @@ METHODS = {"exhaustive": EXHAUSTIVE, "quick": QUICK, "adaptive": ADAPTIVE,
 @njit(cache=True)
 def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, bounds,
           min_leaf):
-    """Everything a search needs for one node, as three tuples (see ``rebound``).
+    """Everything a search needs for one node, as three tuples (node, state,
+    scratch; their layouts are listed in the comments below).
 
     ``data`` is ``Dataset.kernel_data()``, ``work`` ``Dataset.workspace()``;
     ``order`` holds the node's rows in weight order, ``index_order`` the same
@@ -102,15 +104,14 @@ def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, 
              np.full(F, -1, np.int64),         # 6 left rank of the split attaining lb
              np.zeros((F, C)),                 # 7 its seen left class weights
              np.zeros(F, np.uint8),            # 8 final: bounds exact, statistics zeroed
-             np.zeros(F, np.uint8),            # 9 statistics already canonical
-             np.zeros(1, np.int64))            # 10 scans of a feature's values so far
+             np.zeros(1, np.int64))            # 9 scans of a feature's values so far
     bk_bounds = np.zeros((F, 2), np.int64)
     if is_sparse:
         slot = candidate_slots(feats, bin_offsets.shape[0] - 1)
-        all_features = F == bin_offsets.shape[0] - 1
-        for f in range(F):
-            all_features = all_features and feats[f] == f
         if method == EXHAUSTIVE:
+            all_features = F == bin_offsets.shape[0] - 1
+            for f in range(F):
+                all_features = all_features and feats[f] == f
             n_new = assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr,
                                 csr_features, csr_codes, csr_bins, listed, counts, hist, mark,
                                 bucket_pos)
@@ -118,8 +119,7 @@ def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, 
             collect_counts(feats, bin_offsets, listed, present, state[1], counts, state[5],
                            min_leaf > 1)
             for f in range(F):
-                state[0][f] = n
-                state[9][f] = 1
+                state[0][f] = n  # every feature's statistics are canonical
         else:
             bk_bounds = sparse_buckets(order, feats, slot, csc_indptr, csr_indptr, csr_features,
                                        csr_codes, bucket_pos, bucket_code)
@@ -218,7 +218,7 @@ def bound_feature(node, state, scratch, f, seen_cls, unseen, full):
     left, right, zero, unseen_cls, out_ranks = scratch[:5]
     k = feats[f]
     off = bin_offsets[k]
-    state[10][0] += 1
+    state[9][0] += 1
     if categorical[k]:
         lb[f], ub[f] = evaluate_categorical(full, crit, bounds, off, hist, present, n_present[f],
                                             seen_cls, unseen_cls, unseen, parent, left, right,
@@ -241,43 +241,40 @@ def bound_feature(node, state, scratch, f, seen_cls, unseen, full):
 @njit(cache=True, _nrt=False)
 def finalize(node, state, scratch, f, n_new):
     """Feature f has seen every example: merge its ``n_new`` pending new values, make
-    its statistics canonical (``stats.canonical_pass``, unless already so), compute
+    its statistics canonical (``stats.canonical_pass``, unless already so: m[f] = n
+    only after a canonical pass), compute
     its exact score and best split, and zero its statistics (non-categorical:
     its best split's left class weights are kept in ``lb_left``)."""
     (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
      cumw, cumcls, totals, parent, bk_bounds, bk_pos, bk_code, cursor, hist, mark, present,
      categorical, cat_left, listed, index_order, w, y, csc_indptr, csc_rows, csc_codes,
      in_node) = node[:31]
-    m, n_present, nzcnt, final, canonical = state[0], state[1], state[5], state[8], state[9]
+    m, n_present, nzcnt, final = state[0], state[1], state[5], state[8]
     unseen_cls, newbuf = scratch[3], scratch[5]
     counts, counting = node[32], node[33] > 1
     k = feats[f]
     off = bin_offsets[k]
     n_bins = bin_offsets[k + 1] - off
     merge_listed(node, state, scratch, f, n_new)
-    if not canonical[f]:
+    n = order.shape[0]
+    if m[f] < n:
         if m[f] > 0:  # drop the batch-by-batch statistics (a listed feature keeps its marks)
-            if listed[f]:
-                for j in range(n_present[f]):
-                    for c in range(hist.shape[1]):
-                        hist[off + present[off + j], c] = 0.0
-                    counts[off + present[off + j]] = 0
-            else:
-                clear_feature(False, off, n_bins, present, 0, hist, mark, counting, counts)
+            clear_feature(listed[f], off, n_bins, present, n_present[f], hist, mark, counting,
+                          counts, True)
         n_new, stored = canonical_pass(k, is_sparse, listed[f], codes, off, index_order, w, y,
                                        csc_indptr, csc_rows, csc_codes, in_node, hist, mark, newbuf,
                                        counting, counts)
         if is_sparse:
             nzcnt[f] = stored
-        canonical[f] = 1
-        m[f] = order.shape[0]
+        m[f] = n
         merge_listed(node, state, scratch, f, n_new)
     for c in range(unseen_cls.shape[0]):
         unseen_cls[c] = 0.0
     bound_feature(node, state, scratch, f, totals, 0.0, True)
     final[f] = 1
     if not categorical[k]:
-        clear_feature(listed[f], off, n_bins, present, n_present[f], hist, mark, counting, counts)
+        clear_feature(listed[f], off, n_bins, present, n_present[f], hist, mark, counting, counts,
+                      False)
         n_present[f] = 0
 
 
@@ -618,13 +615,13 @@ def run(method, params, data, work, order, index_order, w, y, n_classes, feats, 
     if best >= 0:
         children, left_codes = child_weights(node, state, best)
     teardown(node, state)
-    return best, lr, rr, score, total, children, node[31], left_codes, state[10][0]
+    return best, lr, rr, score, total, children, node[31], left_codes, state[9][0]
 
 
 @njit(cache=True)
 def teardown(node, state):
-    """Leave the workspace zeroed: the statistics of the features that are not final,
-    and the sparse rows' ``in_node`` flags."""
+    """Leave the workspace zeroed: the statistics ``finalize`` left set (every feature's
+    but the final numeric ones'), and the sparse rows' ``in_node`` flags."""
     release(node[4], node[2], node[21], node[23], state[8], node[20], state[1], node[18], node[19],
             node[33] > 1, node[32])
     if node[0]:

@@ -9,10 +9,12 @@ which is how the exhaustive search computes them in the first place: a fully
 assessed feature's statistics, hence its score and split, are then
 bit-identical in every method, and the exhaustive search reads the rows in
 memory order.  A scan visits the feature's bins in value order, in one of two
-layouts chosen per feature and node (``uses_list``):
+layouts chosen per feature and node (``search.setup``'s ``listed``):
 
-dense   every bin of the feature, empty ones skipped: for features with few
-        values against the node's size (``n_bins <= DENSE_RATIO * n``)
+dense   every bin of the feature, empty ones skipped: the exhaustive search's
+        features with ``n_bins <= DENSE_RATIO * n``, the batched searches'
+        with at most ``search.LIST_MIN_BINS`` bins, or once half of a
+        feature's bins are seen (``search.merge_listed``)
 listed  a sorted list of the bins seen so far (``present``, ``mark``): new
         values are merged in after each batch, and a scan costs O(values
         seen): for many-valued features in small nodes, and categorical ones
@@ -305,13 +307,8 @@ def assess(f, k, lo, hi, is_sparse, listed, codes, off, w_ord, y_ord, order, bk_
             p = bk_pos[e]
             c = y_ord[p]
             r = bk_code[e]
-            if listed and mark_f[r] == 0:
-                mark_f[r] = 1
-                newbuf[n_new] = r
-                n_new += 1
-            hist_f[r, c] += w_ord[p]
-            if counting:
-                counts_f[r] += 1
+            n_new = _add_example(r, c, w_ord[p], hist_f, mark_f, counts_f, newbuf, n_new, listed,
+                                 counting)
             if tracking and (r <= track_rank) != zeros_left:
                 track_left[c] += -w_ord[p] if zeros_left else w_ord[p]
             e += 1
@@ -322,26 +319,12 @@ def assess(f, k, lo, hi, is_sparse, listed, codes, off, w_ord, y_ord, order, bk_
     rows = order[lo:hi]
     ys = y_ord[lo:hi]
     ws = w_ord[lo:hi]
-    if listed:
+    if listed or tracking or counting:
         for p in range(rows.shape[0]):
             r = row[rows[p]]
             c = ys[p]
-            if mark_f[r] == 0:
-                mark_f[r] = 1
-                newbuf[n_new] = r
-                n_new += 1
-            hist_f[r, c] += ws[p]
-            if counting:
-                counts_f[r] += 1
-            if r <= track_rank:
-                track_left[c] += ws[p]
-    elif tracking or counting:
-        for p in range(rows.shape[0]):
-            r = row[rows[p]]
-            c = ys[p]
-            hist_f[r, c] += ws[p]
-            if counting:
-                counts_f[r] += 1
+            n_new = _add_example(r, c, ws[p], hist_f, mark_f, counts_f, newbuf, n_new, listed,
+                                 counting)
             if r <= track_rank:
                 track_left[c] += ws[p]
     else:
@@ -369,7 +352,7 @@ def zero_weights(zero, listed, off, n_bins, zero_rank, hist, present, n_present,
 
 
 @njit(cache=True, inline='always')
-def _present(rank, listed, off, hist, has_zero, zero_rank):
+def _present(rank, off, hist, has_zero, zero_rank):
     """Whether a dense feature's bin holds seen examples (the sparse zero: ``has_zero``)."""
     if has_zero and rank == zero_rank:
         return True
@@ -430,9 +413,9 @@ def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, his
     items = n_present + (1 if has_zero else 0) if listed else n_bins
     first, last = 0, items - 1
     if not listed:
-        while first < items and not _present(first, listed, off, hist, has_zero, zero_rank):
+        while first < items and not _present(first, off, hist, has_zero, zero_rank):
             first += 1
-        while last > first and not _present(last, listed, off, hist, has_zero, zero_rank):
+        while last > first and not _present(last, off, hist, has_zero, zero_rank):
             last -= 1
     i = 0  # listed: next position in the present list
     zero_pending = has_zero
@@ -480,7 +463,7 @@ def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, his
                 nxt = _next_listed(best_rank, present, off, n_present, zero_rank, has_zero)
             else:
                 nxt = best_rank + 1
-                while not _present(nxt, listed, off, hist, has_zero, zero_rank):
+                while not _present(nxt, off, hist, has_zero, zero_rank):
                     nxt += 1
             out_ranks[1] = nxt
         return best_lb, best_lb
@@ -542,14 +525,16 @@ def seen_value(crit, left, seen_cls, right):
 
 
 @njit(cache=True, inline='always')
-def clear_feature(listed, off, n_bins, present, n_present, hist, mark, counting, counts):
-    """Zero one feature's workspace cells (listed: its present bins and marks; dense: all
-    bins; with ``counting``, their example counts too)."""
+def clear_feature(listed, off, n_bins, present, n_present, hist, mark, counting, counts,
+                  keep_marks):
+    """Zero one feature's workspace cells (listed: its present bins, and their marks
+    unless ``keep_marks``; dense: all bins; with ``counting``, their example counts too)."""
     C = hist.shape[1]
     if listed:
         for j in range(n_present):
             b = off + present[off + j]
-            mark[b] = 0
+            if not keep_marks:
+                mark[b] = 0
             for c in range(C):
                 hist[b, c] = 0.0
             if counting:
@@ -571,5 +556,5 @@ def release(feats, bin_offsets, categorical, listed, final, present, n_present, 
         if not (final[f] and not categorical[feats[f]]):
             k = feats[f]
             clear_feature(listed[f], bin_offsets[k], bin_offsets[k + 1] - bin_offsets[k], present,
-                          n_present[f], hist, mark, counting, counts)
+                          n_present[f], hist, mark, counting, counts, False)
         n_present[f] = 0
