@@ -21,12 +21,12 @@ from .finders import Adaptive, register_finder
 
 __all__ = ["STEPS", "step_label", "finder_name", "run", "format_table", "plot", "report"]
 
-STEPS = (0.0, 1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4)
+STEPS = (0.0, 1 / 256, 1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4)
 
 
 def step_label(step):
-    """A step as a fraction: 0, 1/64, ..."""
-    return str(Fraction(step).limit_denominator(1000))
+    """A step as a fraction: 0, 1/64, 1/1024, ... (denominators up to 2**20)."""
+    return str(Fraction(step).limit_denominator(1 << 20))
 
 
 def finder_name(step):

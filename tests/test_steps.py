@@ -32,6 +32,11 @@ def test_larger_batches_assess_more_and_every_finder_grows_the_same_trees(tmp_pa
     assert (tmp_path / "s.png").stat().st_size > 0
 
 
+def test_step_labels_name_each_fraction_exactly():
+    assert [steps.step_label(e) for e in (0.0, 1 / 8, 1 / 256, 1 / 1024)] == ["0", "1/8", "1/256", "1/1024"]
+    assert steps.finder_name(1 / 1024) != steps.finder_name(1 / 1000)  # distinct registry names
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--steps", "0,2"], "--steps must lie in [0, 1]"),
     (["--steps", "1/0"], "--steps needs fractions like"),
