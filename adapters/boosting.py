@@ -58,6 +58,7 @@ Stopping rules (``stopping=``):
 import math
 import time
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -68,7 +69,7 @@ from sklearn.utils import check_random_state
 from .. import lower_bounds
 from .. import validation as v
 from ..dataset import Dataset
-from ..finders import Problem, check_problem, get_finder, kernel_finder_params
+from ..finders import check_problem, get_finder, kernel_finder_params
 from ..kernels.boost import add_votes, floor_weights, reweight, tree_predictions, vote_error
 from ..kernels.criteria import BOUNDS, CRITERIA
 from ..kernels.order import merge_groups
@@ -208,9 +209,8 @@ class Boosting:
             # scikit-learn floors the weights at eps; the others leave them as they are
             n_positive = floor_weights(w, zero, np.finfo(float).eps if self.stopping == "sklearn"
                                        else 0.0, order)
-            problem = Problem(ds, codes, w, self._round_rows(order[:n_positive], w),
-                              self._round_features(ds.n_features, rng), C, self.criterion,
-                              self.bounds, root.min_leaf)
+            problem = replace(root, sample_weight=w, order=self._round_rows(order[:n_positive], w),
+                              features=self._round_features(ds.n_features, rng))
             tree, leaves, finder_seconds = self._grow(problem)
             if leaves is None or leaves.min() < 0:  # rows the tree was not grown on
                 leaves = tree.apply(ds)

@@ -102,8 +102,8 @@ class APTreeClassifier(_Classifier):
         "exhaustive", "adaptive", "quick", "adaptive_paper", another name
         registered with ``apsplit.register_finder``, or an object with
         ``find(problem)``.  Every method grows the same tree; only the work
-        differs.  With the data in memory "exhaustive" is the fastest; "adaptive" assesses the fewest
-        (feature, example) pairs (the paper's cost measure) but spends more
+        differs.  With the data in memory "exhaustive" is the fastest;
+        "adaptive" assesses the fewest (feature, example) pairs (the paper's cost measure) but spends more
         CPU time re-scanning features (README, "Figures").
     min_samples_leaf : int or float, default=1
         Every leaf keeps at least this many training examples (with positive

@@ -73,7 +73,7 @@ class _KernelFinder(Finder):
         score = float(score / node_weight)
         if ds.categorical[k]:
             return Split(k, np.nan, score, int(total), children[0], children[1], -1,
-                         ds.feature_values(k)[left_codes], int(scans))
+                         ds.feature_values(k)[left_codes], scans=int(scans))
         threshold, left_rank = ds.threshold(k, left_rank, right_rank)
         return Split(k, threshold, score, int(total), children[0], children[1], left_rank,
                      scans=int(scans))
@@ -130,8 +130,6 @@ class Adaptive(_KernelFinder):
 
     def _params(self):
         return np.array([self.min_step, self.min_step_examples], np.float64)
-
-
 
 
 class AdaptivePaper(_KernelFinder):

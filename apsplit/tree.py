@@ -5,12 +5,14 @@ The built-in finders grow a whole tree in one numba call
 the nodes.  Both grow the same tree with the same node numbering.
 """
 
+from dataclasses import replace
+
 import numpy as np
 import scipy.sparse as sp
 
 from . import validation as v
 from .dataset import Dataset
-from .finders import Problem, check_problem, get_finder, kernel_finder_params
+from .finders import check_problem, get_finder, kernel_finder_params
 from .kernels import build
 from .kernels.criteria import BOUNDS, CRITERIA
 
@@ -228,9 +230,7 @@ def grow_from_problem(problem, finder, max_depth, return_leaves=False):
         if depth >= max_depth or order.size < max(2, 2 * problem.min_leaf) \
                 or np.count_nonzero(value > 0) < 2:
             continue
-        node_problem = Problem(ds, y, w, order, problem.features, C, problem.criterion, problem.bounds,
-                               problem.min_leaf)
-        split = finder.find(node_problem)
+        split = finder.find(replace(problem, order=order))
         tree._rows[node][7] = split.assessments
         if not split.found:
             continue
