@@ -114,6 +114,12 @@ class Adaptive(_KernelFinder):
     min_step           smallest batch, as a fraction of the feature's unseen weight
                        (default 1/16)
     min_step_examples  smallest batch, as a fraction of its unseen examples (default 0)
+    first_feature      a column to assess fully first, whose score every other
+                       feature is then raised to (default None); a warm start,
+                       exact whatever the column (one not among the node's
+                       candidate features is ignored).  Given the optimum's column
+                       it shows what adaptive costs once the race for the
+                       leader is won (``benchmarks.finders``' adaptive_oracle)
 
     Each batch ends with a re-scan of the feature's values; larger steps mean
     fewer re-scans and more assessments.  With the defaults adaptive assesses
@@ -123,13 +129,16 @@ class Adaptive(_KernelFinder):
 
     name = "adaptive"
 
-    def __init__(self, min_step=1.0 / 16, min_step_examples=0.0):
+    def __init__(self, min_step=1.0 / 16, min_step_examples=0.0, first_feature=None):
         self.min_step = v.check_fraction(min_step, "min_step", allow_zero=True)
         self.min_step_examples = v.check_fraction(min_step_examples, "min_step_examples",
                                                   allow_zero=True)
+        self.first_feature = None if first_feature is None else \
+            v.check_non_negative_int(first_feature, "first_feature")
 
     def _params(self):
-        return np.array([self.min_step, self.min_step_examples], np.float64)
+        first = -1 if self.first_feature is None else self.first_feature
+        return np.array([self.min_step, self.min_step_examples, first], np.float64)
 
 
 class AdaptivePaper(_KernelFinder):

@@ -84,6 +84,13 @@ def check_positive_int(value, what):
     return int(value)
 
 
+def check_non_negative_int(value, what):
+    """``value`` as a non-negative int (a column index)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{what} must be a non-negative integer (a column), got {value!r}")
+    return int(value)
+
+
 def check_fraction(value, what, allow_zero=False):
     """``value`` as a float in (0, 1], or in [0, 1] with ``allow_zero``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) \

@@ -118,6 +118,28 @@ def test_a_leaf_size_above_half_the_rows_admits_no_split(min_leaf):
 
 
 @settings(max_examples=scaled(0.5))
+@given(nodes(sparse=None), st.integers(0, 5), st.sampled_from(["error", "entropy", "gini"]),
+       st.sampled_from([1, 3]))
+def test_a_warm_start_on_any_column_keeps_adaptive_exact(node, first, criterion, min_leaf):
+    """Adaptive(first_feature=k) returns exhaustive's split whatever k: the optimum's
+    column, another, one outside the node's candidates (ignored), or absent from X."""
+    ds = apsplit.Dataset(node.matrix())
+    options = dict(criterion=criterion, min_samples_leaf=min_leaf, **node.kwargs())
+    reference = apsplit.find_split(ds, node.y, method="exhaustive", **options)
+    for column in {first, max(reference.feature, 0)}:
+        split = apsplit.find_split(ds, node.y, method=apsplit.Adaptive(first_feature=column),
+                                   **options)
+        assert_same_split(split, reference)
+        assert split.assessments <= reference.assessments
+
+
+@pytest.mark.parametrize("value", [-1, 1.5, True, "0"])
+def test_first_feature_must_be_a_column_index(value):
+    with pytest.raises(ValueError, match="first_feature must be a non-negative integer"):
+        apsplit.Adaptive(first_feature=value)
+
+
+@settings(max_examples=scaled(0.5))
 @given(nodes(sparse=None, weight_kinds=("ones", "int")))
 def test_ties_go_to_first_listed_feature_then_smallest_threshold(node):
     """With integer weights the error criterion is computed exactly, so ties are real ties."""

@@ -433,7 +433,7 @@ def quick(node, state, scratch, initial_fraction, n_batches):
 
 
 @njit(cache=True, _nrt=False)
-def adaptive(node, state, scratch, min_step, min_step_examples):
+def adaptive(node, state, scratch, min_step, min_step_examples, first_column):
     """Adaptive pruning, best-first: the arm assessed next is the one with the smallest LB.
 
     Features are arms with [LB, UB] as in Algorithm 1 (Aziz et al. 2018).
@@ -455,6 +455,12 @@ def adaptive(node, state, scratch, min_step, min_step_examples):
     bound.  Algorithm 1's leader (smallest UB) instead gets fully assessed
     while the bounds are loose, which on boosting weights often picks a
     wrong leader (``adaptive_paper`` keeps that rule).
+
+    ``first_column`` (-1: none): that column, if a candidate, is assessed
+    fully first and, if it has a split, starts as the candidate, so every
+    other feature is crawled straight to its score: a warm start.  Any
+    column keeps the result exact; the optimum's column makes the search
+    assess about the weight-order bound with a few scans per feature.
     """
     cumw = node[10]
     n = cumw.shape[0] - 1
@@ -468,6 +474,14 @@ def adaptive(node, state, scratch, min_step, min_step_examples):
         hp.update(by_lb, f, lb[f])
     n_cand = 0
     best = math.inf
+    for f in range(F):
+        if node[4][f] == first_column:
+            advance(node, state, scratch, f, n)
+            hp.remove(by_lb, f)
+            if lb[f] < math.inf:
+                candidates[0] = f
+                n_cand = 1
+                best = lb[f]
     while True:
         f = hp.top(by_lb)
         if f < 0 or lb[f] > best + 2.0 * tie:
@@ -584,15 +598,15 @@ def child_weights(node, state, f):
 def search(node, state, scratch, method, params):
     """(position in feats or -1, left rank, right rank, score, assessments) of one node.
 
-    ``params`` (two floats) are the method's: quick (initial_fraction, n_batches),
-    adaptive (min_step, min_step_examples); the others take none.
+    ``params`` are the method's: quick (initial_fraction, n_batches), adaptive
+    (min_step, min_step_examples, first column or -1); the others take none.
     """
     if method == EXHAUSTIVE:
         return exhaustive(node, state, scratch)
     if method == QUICK:
         return quick(node, state, scratch, params[0], int(params[1]))
     if method == ADAPTIVE:
-        return adaptive(node, state, scratch, params[0], params[1])
+        return adaptive(node, state, scratch, params[0], params[1], int(params[2]))
     return adaptive_paper(node, state, scratch)
 
 
