@@ -536,6 +536,8 @@ def test_bad_params(kwargs, error, match):
     (sp.csr_matrix(np.array([[1.0, -np.inf]])), ValueError, "inf"),
     (np.zeros(3), ValueError, "2-dimensional"),
     (np.zeros((0, 3)), ValueError, "empty"),
+    (np.zeros((3, 0)), ValueError, "empty"),
+    (sp.csr_matrix((0, 2)), ValueError, "empty"),
     (np.array([["a", "b"]], dtype=object), TypeError, "numeric"),
 ])
 def test_bad_data(X, error, match):
