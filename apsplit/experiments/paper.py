@@ -476,15 +476,16 @@ FORMAT_HELP = ("the data file's format (not needed for a bundled dataset): svm: 
                "uci: numbers, label last; tsv: tab-separated, label first; .gz/.bz2 are read directly")
 
 
-def add_sweep_arguments(parser, *, rounds_default, json_default, plot_default):
-    """--data, --format, --rows, --rounds, --depth, --json and --plot of the sweeps
-    (``benchmarks.quick_sweep``, ``benchmarks.steps``)."""
+def add_sweep_arguments(parser, *, rounds_default, json_default, plot_default, depth=True):
+    """--data, --format, --rows, --rounds, --depth (unless ``depth`` is False), --json and
+    --plot of the sweeps (``benchmarks.quick_sweep``, ``benchmarks.steps``, ``benchmarks.depths``)."""
     parser.add_argument("--data", required=True, help=DATA_HELP)
     parser.add_argument("--format", choices=FORMATS, help=FORMAT_HELP)
     parser.add_argument("--rows", type=count(1), help="keep the first N rows (default all)")
     parser.add_argument("--rounds", type=count(1), default=rounds_default,
                         help=f"boosting rounds (default {rounds_default})")
-    parser.add_argument("--depth", type=count(1), default=3, help="tree depth (default 3)")
+    if depth:
+        parser.add_argument("--depth", type=count(1), default=3, help="tree depth (default 3)")
     parser.add_argument("--json", default=json_default)
     parser.add_argument("--plot", default=plot_default)
 
