@@ -67,14 +67,17 @@ differ by less than that but more than the window can be chosen differently
 
 The criterion is a parameter: ``scan_feature`` takes the child score as a
 jitted function ``score(G, H, params)``; numba compiles one specialisation
-per function, inlined like a direct call.  A kernel whose *argument* is a
-jitted function is not found again in numba's on-disk cache (the function's
-type holds its identity), so the built-in criterion is bound in a cached
-entry point without such arguments (``newton_grow.grow_newton``) and a
-user's criterion pays one compile per process.  Every function that takes
-the criterion is ``inline='always'``: called as a function, it would carry
-the dispatcher object as a run-time value, which numba refuses to cache
-("uses dynamic globals"); inlined, the criterion is a compile-time constant.
+per function, inlined like a direct call.  Two numba facts decide how it is
+passed.  A kernel whose *argument* is a jitted function is not found again in
+numba's on-disk cache (the function's type holds its identity), and a
+non-inlined call that passes one on carries the dispatcher as a run-time
+value, which numba refuses to cache at all ("uses dynamic globals").  So the
+functions here that take ``score`` are ``inline='always'`` (the criterion is
+then a compile-time constant of their caller), and their caller, the grower,
+is written once and specialised per criterion with the criterion bound as a
+global (``newton_grow.specialise``): the built-in grower is cached on disk, a
+user's criterion compiles once per process and runs at the built-in speed
+(``python -m benchmarks.newton_engine``).
 """
 
 import math
