@@ -68,14 +68,14 @@ def params(draw, gamma=True):
         reg_lambda=draw(st.sampled_from([0.0, 0.5, 1.0, 4.0])),
         reg_alpha=draw(st.sampled_from([0.0, 0.0, 0.25, 1.5])),
         gamma=draw(st.sampled_from([0.0, 0.0, 0.5, 2.0])) if gamma else 0.0,
-        min_child_weight=draw(st.sampled_from([0.0, 0.5, 1.0, 3.0])),
+        min_child_weight=draw(st.sampled_from([0.0, 0.0, 0.0, 0.5, 1.0, 3.0])),
         max_delta_step=draw(st.sampled_from([0.0, 0.0, 0.25, 1.0])))
 
 
 @st.composite
 def problems(draw, max_rows=30, max_features=4, dyadic=True):
     """(X with NaN, g, h, rows, features, sparse format or None)."""
-    n_unique = draw(st.integers(1, max_rows))
+    n_unique = draw(st.one_of(st.integers(1, max_rows), st.integers(max_rows // 2, max_rows)))
     K = draw(st.integers(1, max_features))
     X = np.column_stack([draw(columns(n_unique)) for _ in range(K)])
     dup = draw(st.lists(st.integers(0, n_unique - 1), max_size=n_unique // 2 + 1))
@@ -83,8 +83,8 @@ def problems(draw, max_rows=30, max_features=4, dyadic=True):
     n = X.shape[0]
     if dyadic:
         g = np.array(draw(st.lists(_GRAD, min_size=n, max_size=n)))
-        h = np.array(draw(st.lists(_HESS[draw(st.sampled_from(sorted(_HESS)))], min_size=n,
-                                   max_size=n)))
+        kind = draw(st.sampled_from(["ones", "dyadic", "dyadic", "tiny", "zero_heavy"]))
+        h = np.array(draw(st.lists(_HESS[kind], min_size=n, max_size=n)))
     else:
         g = np.array(draw(st.lists(st.floats(-10, 10), min_size=n, max_size=n)))
         h = np.array(draw(st.lists(st.one_of(st.just(0.0), st.floats(1e-3, 10)), min_size=n,
