@@ -648,3 +648,17 @@ def test_a_criterion_specialised_like_a_users_grows_its_own_optimum():
     ref = grow_newton_tree(data, g, h, NewtonParams(**{**vars(p), "reg_lambda": 1.4}))
     for name in NewtonTree._ARRAYS:
         np.testing.assert_array_equal(getattr(mine, name), getattr(ref, name), err_msg=name)
+
+
+def test_pickle_round_trip():
+    import pickle
+
+    X, y = _synthetic(10, n=200, missing=0.1)
+    data = NewtonData(as_input(X, "csr"))
+    g, h = logistic(y)(np.zeros(y.size))
+    tree = grow_newton_tree(data, g, h, NewtonParams(max_depth=3))
+    data2, tree2 = pickle.loads(pickle.dumps((data, tree)))
+    np.testing.assert_array_equal(tree2.predict(X), tree.predict(X))
+    again = grow_newton_tree(data2, g, h, NewtonParams(max_depth=3))
+    np.testing.assert_array_equal(again.threshold, tree.threshold)
+    assert "NewtonData(200 x 6, sparse" in repr(data2) and "NewtonTree(" in repr(tree2)
