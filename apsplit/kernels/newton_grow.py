@@ -96,15 +96,17 @@ def level_stats(rows, active, m, params, score):
     level = Level(np.zeros(m), np.zeros(m), np.zeros(m, np.int64), np.zeros(m, np.int64),
                   np.zeros(m), np.zeros(m))
     abs_grad = np.zeros(m)
+    position, gh = rows.position, rows.gh  # arrays out of the tuples once (newton_split._pass)
+    grad, hess, n_pos, n_rows = level.grad, level.hess, level.n_pos, level.n_rows
     for p in range(active.shape[0]):
         r = active[p]
-        s = rows.position[r]
-        g = rows.gh[r, 0]
-        h = rows.gh[r, 1]
-        level.grad[s] += g
-        level.hess[s] += h
-        level.n_pos[s] += h > 0.0
-        level.n_rows[s] += 1
+        s = position[r]
+        g = gh[r, 0]
+        h = gh[r, 1]
+        grad[s] += g
+        hess[s] += h
+        n_pos[s] += h > 0.0
+        n_rows[s] += 1
         abs_grad[s] += abs(g)
     for s in range(m):
         level.score[s] = score(level.grad[s], level.hess[s], params)
@@ -180,26 +182,29 @@ def _grow(cols, gh, root_rows, features, params):
                 next_slot_node[child_slot[s]] = tree.children_left[node]
                 next_slot_node[child_slot[s] + 1] = tree.children_right[node]
         # every row to its child: missing ones by default, present ones by their value
+        row_leaf, default_left = tree.row_leaf, tree.default_left
+        split_feature, threshold = tree.feature, tree.threshold
+        col_rows, col_values = cols.rows, cols.values
         for p in range(active.shape[0]):
             r = active[p]
             s = position[r]
             if child_slot[s] < 0:
                 moved[r] = -1
-                tree.row_leaf[r] = slot_node[s]
+                row_leaf[r] = slot_node[s]
             else:
-                moved[r] = child_slot[s] + (0 if tree.default_left[slot_node[s]] else 1)
+                moved[r] = child_slot[s] + (0 if default_left[slot_node[s]] else 1)
         for k in range(n_features):
             if not split_on[k]:
                 continue
             split_on[k] = False
             for e in range(cols.indptr[k], cols.indptr[k + 1]):
-                r = cols.rows[e]
+                r = col_rows[e]
                 s = position[r]
                 if s < 0 or child_slot[s] < 0:
                     continue
                 node = slot_node[s]
-                if tree.feature[node] == k:
-                    moved[r] = child_slot[s] + (0 if cols.values[e] <= tree.threshold[node] else 1)
+                if split_feature[node] == k:
+                    moved[r] = child_slot[s] + (0 if col_values[e] <= threshold[node] else 1)
         kept = 0
         for p in range(active.shape[0]):
             r = active[p]
