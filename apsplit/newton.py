@@ -228,6 +228,7 @@ class NewtonTree:
     cover                 hessian sum H of every node (XGBoost's sum_hessian)
     sum_grad              gradient sum G of every node
     n_node_samples        rows reaching the node
+    parent                parent id (-1 at the root; XGBoost's parents, 2147483647 there)
     row_leaf              leaf of every row of the NewtonData the tree was grown on
                           (-1 for rows outside ``rows``): a boosting round need not route
                           its own rows again
@@ -235,7 +236,7 @@ class NewtonTree:
 
     _ARRAYS = ("feature", "threshold", "left_value", "right_value", "default_left",
                "children_left", "children_right", "base_weight", "gain", "cover", "sum_grad",
-               "n_node_samples", "row_leaf")
+               "n_node_samples", "parent", "row_leaf")
 
     def __init__(self, kernel_tree, n_features, learning_rate):
         for name in self._ARRAYS:
@@ -294,7 +295,9 @@ class NewtonTree:
 
         XGBoost's own rule: t = (a + b) * 0.5 in float32 for the float32 values a < b
         the split separates, b if that rounds down to a; a - (|a| + 1e-6) below the
-        least present value, b + (|b| + 1e-6) above the largest.  Raises ValueError
+        least present value, b + (|b| + 1e-6) above the largest.  (When (a + b) * 0.5
+        rounds to b, XGBoost's forward pass takes a, which sends a right; this returns b,
+        which separates them; only adjacent float32 values meet it.)  Raises ValueError
         if two values the split separates are one float32.
         """
         f32 = np.float32

@@ -662,3 +662,13 @@ def test_pickle_round_trip():
     again = grow_newton_tree(data2, g, h, NewtonParams(max_depth=3))
     np.testing.assert_array_equal(again.threshold, tree.threshold)
     assert "NewtonData(200 x 6, sparse" in repr(data2) and "NewtonTree(" in repr(tree2)
+
+
+def test_parents():
+    X, y = _synthetic(11, n=300)
+    g, h = logistic(y)(np.zeros(y.size))
+    tree = grow(X, g, h, NewtonParams(max_depth=4))
+    assert tree.parent[0] == -1
+    inner = np.flatnonzero(tree.feature >= 0)
+    np.testing.assert_array_equal(tree.parent[tree.children_left[inner]], inner)
+    np.testing.assert_array_equal(tree.parent[tree.children_right[inner]], inner)
