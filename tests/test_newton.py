@@ -432,6 +432,10 @@ def assert_same_as_xgboost(X, objective, p, rounds, sparse=False):
         tree = grow_newton_tree(data, g, h, p)
         diff = compare_with_xgboost(tree, xt, X, p)
         assert not diff, f"round {r}: {diff[:5]}"
+        if p.gamma == 0:  # nothing pruned: XGBoost's node numbering too
+            np.testing.assert_array_equal(tree.children_left, xt["left_children"])
+            np.testing.assert_array_equal(tree.children_right, xt["right_children"])
+            np.testing.assert_array_equal(tree.parent[1:], xt["parents"][1:])
 
 
 def _synthetic(seed, n=400, K=6, missing=0.0, rounded=False):
