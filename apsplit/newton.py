@@ -300,26 +300,31 @@ class NewtonTree:
         which separates them; only adjacent float32 values meet it.)  Raises ValueError
         if two values the split separates are one float32.
         """
-        f32 = np.float32
         out = np.full(self.node_count, np.nan, np.float32)
-        eps = f32(1e-6)
         for node in np.flatnonzero(self.feature != LEAF):
-            a, b = f32(self.left_value[node]), f32(self.right_value[node])
-            if np.isinf(b):
-                out[node] = a + (abs(a) + eps)
-            elif np.isinf(a):
-                out[node] = b - (abs(b) + eps)
-            elif not a < b:
-                raise ValueError(f"node {node}: the values {self.left_value[node]!r} and "
-                                 f"{self.right_value[node]!r} are one float32; no XGBoost "
-                                 f"threshold separates them")
-            else:
-                t = (a + b) * f32(0.5)
-                out[node] = b if t <= a else t
+            out[node] = xgboost_threshold(self.left_value[node], self.right_value[node])
         return out
 
     def __repr__(self):
         return f"NewtonTree({self.node_count} nodes, depth {self.max_depth})"
+
+
+def xgboost_threshold(left_value, right_value):
+    """XGBoost's float32 threshold (``x < t`` goes left) of a split between two consecutive
+    present values (``NewtonTree.left_value``/``right_value``, +-inf for a split of every
+    present value against the missing ones); see ``NewtonTree.xgboost_split_conditions``."""
+    f32 = np.float32
+    a, b = f32(left_value), f32(right_value)
+    eps = f32(1e-6)
+    if np.isinf(b):
+        return a + (abs(a) + eps)
+    if np.isinf(a):
+        return b - (abs(b) + eps)
+    if not a < b:
+        raise ValueError(f"the values {left_value!r} and {right_value!r} are one float32; "
+                         f"no XGBoost threshold separates them")
+    t = (a + b) * f32(0.5)
+    return b if t <= a else t
 
 
 def _check_gradient(values, what, n_rows):
