@@ -29,6 +29,11 @@ where they arise:
 - A child must hold a row with a positive hessian; XGBoost tests H > 0 on a
   sum that may carry a rounding residue (only matters with
   min_child_weight = 0 and rows of zero hessian).
+- The rules are those of XGBoost's current source.  The release 3.2.0 departs
+  from them in three corners: with max_delta_step and alpha both non-zero it
+  scores a child without the L1 term 2 alpha |w|; with min_child_weight = 0 it
+  admits a child of hessian sum 0; it gives a node with H < min_child_weight
+  the weight 0 (only an unsplit root can be one).
 """
 
 import math
