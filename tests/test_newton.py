@@ -635,7 +635,7 @@ def test_a_criterion_specialised_like_a_users_grows_its_own_optimum():
     from numba import njit
 
     from apsplit.kernels import newton_grow
-    from apsplit.kernels.newton_split import newton_weight, soft_threshold
+    from apsplit.kernels.newton_split import soft_threshold
 
     @njit
     def double_lambda(G, H, params):

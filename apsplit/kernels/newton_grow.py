@@ -40,6 +40,10 @@ from .newton_split import (KRT_EPS, TIE_WINDOW, Level, Rows, make_best, make_run
 
 LEAF = -1
 
+# The criterion of ``_grow`` and the level grower of ``_grow_tree``: free names of the
+# templates, bound per criterion by ``specialise`` (placeholders here).
+score = weight = grow = None
+
 
 class Tree(NamedTuple):
     """A grown tree as parallel arrays (node 0 is the root; a leaf has feature == -1)."""
