@@ -29,16 +29,21 @@ or are collapsed, a condition on its subtree only.)  ``compact`` renumbers the
 remaining nodes, keeping their order.
 """
 
+import hashlib
+from pathlib import Path
 from types import FunctionType
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from . import newton_split
 from .newton_split import (KRT_EPS, TIE_WINDOW, Level, Rows, make_best, make_running,
                            newton_score, newton_weight, scan_feature)
 
 LEAF = -1
+
+_SPLIT_SOURCE_TAG = hashlib.sha1(Path(newton_split.__file__).read_bytes()).hexdigest()[:12]
 
 # The criterion of ``_grow`` and the level grower of ``_grow_tree``: free names of the
 # templates, bound per criterion by ``specialise`` (placeholders here).
@@ -304,7 +309,14 @@ def specialise(score, weight, name, cache=False):
     Passing the functions as run-time arguments instead cost either the cache (numba
     keeps a jitted function argument as a "dynamic global") or, inlining the whole
     grower to avoid that, 40x in speed (measured).
+
+    numba's disk cache checks only the source file of the cached function (this one),
+    not the kernels it inlines from ``newton_split``: a cached grower's name carries a
+    hash of that file, so that an edited scan is compiled afresh, not loaded stale.
     """
+    if cache:
+        name = f"{name}_{_SPLIT_SOURCE_TAG}"
+
     def bind(template, qualname, extra):
         env = dict(template.__globals__)
         env.update(score=score, weight=weight, **extra)
