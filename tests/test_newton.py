@@ -730,3 +730,22 @@ def test_same_trees_as_xgboost_random(problem, p):
 
     diff = compare_with_xgboost(tree, xt, X, p, near_tie)
     assert not diff, diff[:5]
+
+
+def test_ties_follow_xgboosts_order():
+    """Exact ties: a lower feature index wins; in a feature the first candidate of XGBoost's
+    scan order (the forward pass, ascending, when the column has a missing value; else the
+    backward pass, descending)."""
+    p = NewtonParams(max_depth=1, min_child_weight=0.0, reg_lambda=1.0)
+    # row 1 has g = h = 0: the splits at 0.5 and 1.5 are the same split
+    g = np.array([-2.0, 0.0, 2.0, 0.0])
+    h = np.array([1.0, 0.0, 1.0, 0.0])
+    for column, threshold, default_left in ((np.array([0.0, 1.0, 2.0, 3.0]), 1.5, True),
+                                            (np.array([0.0, 1.0, 2.0, np.nan]), 0.5, False)):
+        X = np.column_stack([column, column])  # two equal features: the first wins
+        tree = grow(X, g, h, p)
+        assert (tree.feature[0], tree.threshold[0], bool(tree.default_left[0])) == (
+            0, threshold, default_left)
+        xt = xgboost_trees(X, lambda margin: (g, h), p)[0][0]
+        assert xt["split_indices"][0] == 0 and bool(xt["default_left"][0]) == default_left
+        assert np.float32(xt["split_conditions"][0]) == tree.xgboost_split_conditions()[0]
