@@ -12,6 +12,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from apsplit.experiments.loaders import load_bundled
+from apsplit.adapters import AdaBoost
 from apsplit.adapters.sklearn import APBoostClassifier, APTreeClassifier
 
 CRITERIA = ("gini", "entropy")
@@ -280,6 +281,19 @@ def test_non_finite_X_is_rejected(bad):
     clf = APTreeClassifier().fit(*small_problem())
     with pytest.raises(ValueError, match="NaN|infinity"):
         clf.predict(X)
+
+
+@pytest.mark.parametrize("y", [np.linspace(0.0, 1.0, 60), np.r_[np.zeros(30), np.full(30, 0.5)],
+                               np.eye(2, dtype=int)[np.arange(60) % 2]])
+def test_estimators_and_clients_refuse_the_same_labels_alike(y):
+    """Continuous and multilabel targets: one rule, one message (scikit-learn's)."""
+    X = np.random.default_rng(0).random((60, 3))
+    messages = set()
+    for model in (APTreeClassifier(), APBoostClassifier(n_estimators=2), AdaBoost(n_rounds=2)):
+        with pytest.raises(ValueError, match="Unknown label type: continuous|1d array") as err:
+            model.fit(X, y)
+        messages.add(str(err.value))
+    assert len(messages) == 1
 
 
 def test_input_errors():
