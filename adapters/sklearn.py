@@ -40,10 +40,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .boosting import AdaBoost, LazyBoost, WeightTrimmingBoost
+from .boosting import AdaBoost, LazyBoost, WeightTrimmingBoost, class_codes
 from ..dataset import Dataset
 from ..finders import check_problem, get_finder
 from ..tree import grow_from_problem
@@ -70,12 +69,13 @@ _COMMON_CONSTRAINTS = {
 
 
 class _Classifier(ClassifierMixin, BaseEstimator):
-    """Input validation shared by the estimators: X finite, dense or CSC/CSR (kept sparse)."""
+    """Input validation shared by the estimators: X finite, dense or CSC/CSR (kept sparse);
+    y class labels by the clients' rule (``boosting.class_codes``)."""
 
     def _validate_fit(self, X, y):
+        """(X, y, classes, class codes)."""
         X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
-        check_classification_targets(y)
-        return X, y
+        return (X, y, *class_codes(y))
 
     def _check_X(self, X):
         check_is_fitted(self)
@@ -146,8 +146,7 @@ class APTreeClassifier(_Classifier):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (array or scipy.sparse, never densified) and labels y."""
-        X, y = self._validate_fit(X, y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
+        X, y, self.classes_, codes = self._validate_fit(X, y)
         self.n_classes_ = len(self.classes_)
         dataset = Dataset(X)
         problem = check_problem(dataset, codes, sample_weight, _CRITERIA[self.criterion], None,
@@ -254,8 +253,8 @@ class APBoostClassifier(_Classifier):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Boost on X (array or scipy.sparse, never densified) and labels y."""
-        X, y = self._validate_fit(X, y)
-        if np.unique(y).size < 2:
+        X, y, classes, _ = self._validate_fit(X, y)
+        if classes.size < 2:
             raise ValueError("boosting needs at least two classes; y holds one class")
         options = {"lazy": {"feature_fraction": self.feature_fraction},
                    "trim": {"mass": self.mass}}.get(self.boosting, {})
