@@ -1,5 +1,16 @@
 """apsplit: exact greedy-optimal splits for boosted decision trees, assessing few examples."""
 
+from pathlib import Path as _Path
+
+# A checkout keeps the clients in the top-level adapters/ folder, which an install maps to
+# apsplit.adapters.  When this package is imported from a checkout (``python -m benchmarks.x``
+# from the repository root, after a non-editable install or none), the checkout's apsplit/
+# shadows the installed one and has no adapters/ of its own: let apsplit.adapters resolve to
+# the checkout's folder, so that the checkout's core and clients are used together.
+_HERE = _Path(__file__).resolve().parent
+if not (_HERE / "adapters").is_dir() and (_HERE.parent / "adapters" / "__init__.py").is_file():
+    __path__.append(str(_HERE.parent))  # noqa: F821 (the package's own search path)
+
 from . import lower_bounds
 from .dataset import Dataset
 from .finders import (Adaptive, AdaptivePaper, Exhaustive, Finder, Problem, Quick, available_finders,
