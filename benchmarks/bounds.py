@@ -16,124 +16,15 @@ that, with its assessments).  From the repository root:
 """
 
 import argparse
-import math
-from functools import partial
-from pathlib import Path
 
-from apsplit import available_finders, bench, find_split, lower_bounds
-
-CRITERIA = ("entropy", "gini", "error")
-BOUNDS = ("paper", "tight")
-METHOD = "adaptive_paper"
-
-
-def bench_node(ds, y, w, rows, criterion, repeats, method=METHOD):
-    """``method`` with each bounds on one node, and the weight-order bound of each."""
-    out = {}
-    for bounds in BOUNDS:
-        split, seconds = bench.timed(partial(find_split, ds, y, w, criterion=criterion, method=method,
-                                             rows=rows, weight_ordered=True, bounds=bounds), repeats)
-        bound = lower_bounds.weight_order(ds, y, w, rows=rows, criterion=criterion, bounds=bounds)
-        out[bounds] = {"assessments": split.assessments, "seconds": seconds, "score": float(split.score),
-                       "weight_order_bound": bound}
-    paper, tight = out["paper"], out["tight"]
-    return {**out,
-            "assessments_tight_over_paper": tight["assessments"] / paper["assessments"],
-            "bound_tight_over_paper": tight["weight_order_bound"] / paper["weight_order_bound"],
-            "seconds_tight_over_paper": tight["seconds"] / paper["seconds"],
-            "scores_agree": math.isclose(paper["score"], tight["score"], rel_tol=1e-12, abs_tol=1e-12)}
-
-
-def run(datasets=bench.DEFAULT_DATASETS, criteria=CRITERIA, rounds=None, repeats=None, depth=1,
-        data_dir=None, quick=False, progress=False, method=METHOD):
-    """Run the benchmark; returns a JSON-ready dict {"settings", "nodes", "skipped"}."""
-    rounds, repeats = bench.rounds_and_repeats(rounds, repeats, quick)
-    settings = {"datasets": list(datasets), "criteria": list(criteria), "rounds": rounds,
-                "repeats": repeats, "depth": depth, "quick": quick, "method": method}
-    nodes, skipped = [], {}
-    for name, _, ds, y, w, n_classes, node, rows in bench.real_nodes(datasets, rounds, depth, data_dir,
-                                                                     progress, skipped):
-        for criterion in criteria:
-            nodes.append({"dataset": name, "node": node, "n_rows": int(rows.size),
-                          "n_features": ds.n_features, "n_classes": n_classes, "criterion": criterion,
-                          **bench_node(ds, y, w, rows, criterion, repeats, method)})
-    return {"settings": settings, "nodes": nodes, "skipped": skipped}
-
-
-def format_table(result):
-    """The results as readable text: one row per node and criterion."""
-    s = result["settings"]
-    rows = []
-    for r in result["nodes"]:
-        paper, tight = r["paper"], r["tight"]
-        rows.append([r["dataset"], r["node"], f"{r['n_rows']}x{r['n_features']}", r["criterion"],
-                     f"{paper['assessments']:,}", f"{tight['assessments']:,}",
-                     f"{r['assessments_tight_over_paper']:.3f}",
-                     f"{paper['weight_order_bound']:,}", f"{tight['weight_order_bound']:,}",
-                     f"{r['bound_tight_over_paper']:.3f}",
-                     f"{paper['seconds'] * 1e3:.2f}", f"{tight['seconds'] * 1e3:.2f}"])
-    notes = [f"skipped {name}: {why}" for name, why in result["skipped"].items()]
-    notes += [f"WARNING {r['dataset']} {r['node']} {r['criterion']}: the scores differ"
-              for r in result["nodes"] if not r["scores_agree"]]
-    if not rows:
-        return "\n".join(notes or ["no results"])
-    table = [f"{s['method']} finder, bounds='paper' vs 'tight', under AdaBoost (SAMME) weights after "
-             f"{s['rounds']} rounds; time = median of {s['repeats']} calls after a warm-up",
-             bench.text_table(["dataset", "node", "n x K", "criterion", "paper", "tight",
-                               "tight/paper", "bound paper", "bound tight", "tight/paper",
-                               "ms paper", "ms tight"], rows, n_left=4)]
-    return "\n".join(table + ([""] + notes if notes else []))
-
-
-def plot(result, path):
-    """Assessments of the finder with each bounds, one panel per node, weight-order bounds as ticks."""
-    nodes = result["nodes"]
-    if not nodes:
-        raise ValueError("no benchmark results to plot")
-    panels = list(dict.fromkeys((r["dataset"], r["node"]) for r in nodes))
-    fig = bench.figure_class()(figsize=(4.6 * len(panels), 3.8), layout="constrained")
-    axes = fig.subplots(1, len(panels), squeeze=False).ravel()
-    for ax, (dataset, node) in zip(axes, panels):
-        rows = [r for r in nodes if (r["dataset"], r["node"]) == (dataset, node)]
-        x = range(len(rows))
-        for j, (bounds, color) in enumerate(zip(BOUNDS, ["#9e9e9e", "#e07b39"])):
-            xs = [i + (j - 0.5) * 0.4 for i in x]
-            bars = ax.bar(xs, [r[bounds]["assessments"] for r in rows], width=0.4, color=color,
-                          label=f"{result['settings']['method']}, {bounds}")
-            ax.scatter(xs, [r[bounds]["weight_order_bound"] for r in rows], marker="_", s=300,
-                       color="black", label="weight-order bound" if j else None, zorder=3)
-            if bounds == "tight":
-                ax.bar_label(bars, [f"{r['assessments_tight_over_paper']:.3f}x" for r in rows], fontsize=8)
-        ax.set_xticks(list(x), [r["criterion"] for r in rows])
-        ax.set_title(f"{dataset} {node} ({rows[0]['n_rows']} x {rows[0]['n_features']})", fontsize=10)
-        ax.set_ylabel("assessments")
-        ax.margins(y=0.12)
-        ax.legend(loc="lower right", fontsize=7)
-    fig.suptitle(f"{result['settings']['method']} assessments with the paper's and the tight bounds (labels: tight / paper)\n"
-                 f"AdaBoost weights after {result['settings']['rounds']} rounds", fontsize=9)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+from apsplit.experiments import bounds
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bounds", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    bench.add_dataset_arguments(parser)
-    parser.add_argument("--criteria", default=",".join(CRITERIA),
-                        help=f"comma-separated, from {', '.join(CRITERIA)} (default all)")
-    parser.add_argument("--method", default=METHOD, choices=available_finders(),
-                        help=f"the finder to run (default {METHOD})")
-    bench.add_arguments(parser, json_default="results/bounds.json", plot_default="results/bounds.png")
-    args = parser.parse_args(argv)
-    bench.require_plotting(parser)
-    datasets = bench.selected_datasets(parser, args)
-    criteria = [c.strip() for c in args.criteria.split(",") if c.strip()]
-    if not criteria or set(criteria) - set(CRITERIA):
-        parser.error(f"unknown criteria in {args.criteria!r}; choose from {', '.join(CRITERIA)}")
-    result = run(datasets, criteria, args.rounds, args.repeats, args.depth, args.data_dir, args.quick,
-                 progress=True, method=args.method)
-    bench.publish(result, format_table(result), plot, args.json, args.plot, bool(result["nodes"]))
-    return result
+    bounds.add_arguments(parser)
+    return bounds.report(parser.parse_args(argv), parser)
 
 
 if __name__ == "__main__":

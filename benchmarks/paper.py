@@ -4,9 +4,10 @@ Boosts depth-D trees for T rounds with every client and split finder, and
 reports total assessments, CPU seconds, training (and test) errors, the
 improvement of adaptive over Quick Boost, and the lower bounds on the
 assessments; checks that every finder grew the same trees (exit status 1 if
-not).  The benchmark itself is apsplit.paper.  From the repository root:
+not).  The benchmark itself is apsplit.experiments.paper.  From the repository
+root (``--data`` takes a file, or a dataset bundled with apsplit by name):
 
-    python -m benchmarks.paper --data ../shared/data/a8a.svm --format svm --rows 11220 \\
+    python -m benchmarks.paper --data a8a --rows 11220 \\
         --depth 3 --rounds 500 --clients adaboost,lazy0.5,lazy0.9,trim0.9,trim0.99 \\
         --json results/a6a.json --plot results/a6a.png
 
@@ -18,7 +19,7 @@ holding a fraction M of the weight).
 import argparse
 import sys
 
-from apsplit import paper
+from apsplit.experiments import paper
 
 
 def main(argv=None):

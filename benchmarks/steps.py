@@ -1,18 +1,18 @@
 """Adaptive's batch sizes: assessments against CPU time, side by side with
 exhaustive search and Quick Boost (``Adaptive(min_step_examples=e)`` for each
 e of ``--steps``; e = 0 is the default adaptive).  The benchmark itself is
-apsplit.steps.  From the repository root:
+apsplit.experiments.steps.  From the repository root:
 
-    python -m benchmarks.steps --data ../shared/data/satimage.trn --format uci
-    python -m benchmarks.steps --data ../shared/data/a8a.svm --format svm --rows 11220
+    python -m benchmarks.steps --data satimage
+    python -m benchmarks.steps --data a8a --rows 11220
 """
 
 import argparse
 import sys
 from fractions import Fraction
 
-from apsplit import bench, paper, steps
-from apsplit.bench import _count
+from apsplit.experiments import paper, steps
+from apsplit.experiments.report import count, require_plotting
 
 
 def _steps(text):
@@ -37,11 +37,11 @@ def main(argv=None):
                         help="adaboost, lazyF or trimM, as in benchmarks.paper (default adaboost)")
     parser.add_argument("--steps", type=_steps, default=list(steps.STEPS),
                         help=f"min_step_examples values (default {','.join(map(steps.step_label, steps.STEPS))})")
-    parser.add_argument("--repeats", type=_count(1), default=1,
+    parser.add_argument("--repeats", type=count(1), default=1,
                         help="fits per finder; the least CPU time is reported (default 1)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    bench.require_plotting(parser)
+    require_plotting(parser)
     try:
         paper.parse_client(args.client)
     except ValueError as exc:

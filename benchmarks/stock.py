@@ -7,7 +7,7 @@ not AdaBoost), XGBoost exact and hist and LightGBM when installed.  Fit
 seconds, training and test accuracy, assessments, the ratio to
 scikit-learn's fastest input, and whether the staged training accuracies
 follow scikit-learn's AdaBoost round by round.  The benchmark itself is
-apsplit.stock.  From the repository root:
+apsplit.experiments.stock.  From the repository root:
 
     python -m benchmarks.stock [--datasets satimage,a8a,higgs7k,agaricus,pendigits]
         [--rounds 100] [--depth 3] [--criterion gini] [--methods adaptive,exhaustive] [--quick]
@@ -15,7 +15,7 @@ apsplit.stock.  From the repository root:
 
 import argparse
 
-from apsplit import stock
+from apsplit.experiments import stock
 
 
 def main(argv=None):

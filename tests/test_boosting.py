@@ -13,8 +13,7 @@ from sklearn.tree import DecisionTreeClassifier
 import apsplit
 import apsplit.finders
 from apsplit.adapters import AdaBoost, LazyBoost, WeightTrimmingBoost
-from apsplit.bench import load_dataset
-from apsplit.datasets import load_satimage
+from apsplit.experiments.loaders import load_bundled, load_satimage
 
 METHODS = ("exhaustive", "quick", "adaptive", "adaptive_paper")
 HISTORY_KEYS = {"round", "assessments", "seconds", "round_seconds", "n_rows", "n_features",
@@ -32,14 +31,14 @@ def satimage():
 @pytest.fixture(scope="module")
 def a8a():
     """The first 2000 rows of a8a (sparse CSR, 123 binary features, 2 classes)."""
-    X, y, _ = load_dataset("a8a")
+    X, y, _ = load_bundled("a8a")
     return X[:2000], y[:2000]
 
 
 @pytest.fixture(scope="module")
 def higgs():
     """2000 rows of higgs7k, values rounded to float32 as scikit-learn's trees see them."""
-    X, y, _ = load_dataset("higgs7k")
+    X, y, _ = load_bundled("higgs7k")
     return X[:2000].astype(np.float32).astype(np.float64), y[:2000]
 
 

@@ -1,4 +1,4 @@
-"""The paper's boosting benchmark (apsplit.paper), ``python -m benchmarks.paper`` and ``apsplit compare``."""
+"""The paper's boosting benchmark (apsplit.experiments.paper), ``python -m benchmarks.paper`` and ``apsplit compare``."""
 
 import json
 import subprocess
@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from apsplit import cli, paper
-from apsplit.bench import figure_class
+from apsplit.experiments import cli, paper
+from apsplit.experiments.report import figure_class
 from apsplit.adapters import AdaBoost, LazyBoost, WeightTrimmingBoost
-from apsplit.datasets import load_satimage
+from apsplit.experiments.loaders import load_satimage
 from benchmarks import paper as paper_command
 
 ROOT = Path(__file__).resolve().parents[1]

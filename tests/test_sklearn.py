@@ -11,25 +11,25 @@ from sklearn.exceptions import NotFittedError
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from apsplit import datasets
+from apsplit.experiments.loaders import load_bundled
 from apsplit.adapters.sklearn import APBoostClassifier, APTreeClassifier
 
 CRITERIA = ("gini", "entropy")
 
 
-def shared(name, fmt, **kwargs):
-    X, y, _ = datasets.load_file(datasets.shared_data_path(name), fmt, **kwargs)
+def bundled(name):
+    X, y, _ = load_bundled(name)
     return X, y
 
 
 @pytest.fixture(scope="module")
 def real():
     """Real data sets, exact in float32 (scikit-learn's trees cast X to float32)."""
-    higgs, y = shared("higgs7k.train.tsv", "tsv")
-    return {"satimage": datasets.load_satimage()[:2],
-            "pendigits": shared("pendigits.tra", "uci"),
+    higgs, y = bundled("higgs7k")
+    return {"satimage": bundled("satimage"),
+            "pendigits": bundled("pendigits"),
             "higgs": (higgs.astype(np.float32).astype(np.float64), y),
-            "a8a": shared("a8a.svm", "svm", n_features=123)}
+            "a8a": bundled("a8a")}
 
 
 # ------------------------------------------------------------ estimator checks

@@ -1,12 +1,12 @@
-"""Adaptive's batch sizes against assessments and CPU time (apsplit.steps, benchmarks.steps)."""
+"""Adaptive's batch sizes against assessments and CPU time (apsplit.experiments.steps, benchmarks.steps)."""
 
 import json
 
 import pytest
 
 import apsplit
-from apsplit import steps
-from apsplit.datasets import load_satimage
+from apsplit.experiments import steps
+from apsplit.experiments.loaders import load_satimage
 from benchmarks import steps as steps_cli
 
 

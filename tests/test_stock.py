@@ -1,4 +1,4 @@
-"""The benchmark against the stock libraries (apsplit.stock) and ``python -m benchmarks.stock``."""
+"""The benchmark against the stock libraries (apsplit.experiments.stock) and ``python -m benchmarks.stock``."""
 
 import contextlib
 import io
@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from apsplit import stock
-from apsplit.datasets import shared_data_path
+from apsplit.experiments import stock
 from benchmarks import stock as stock_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +47,7 @@ def outputs(tmp_path_factory):
 
 def test_json_layout(outputs):
     result, _, _ = outputs
-    assert set(result) == {"settings", "datasets", "skipped"}
+    assert set(result) == {"settings", "datasets"}
     s = result["settings"]
     assert (s["datasets"], s["rounds"], s["depth"], s["criterion"], s["methods"], s["repeats"]) == \
         (["satimage"], ROUNDS, 3, "gini", ["adaptive", "exhaustive"], 2)
@@ -137,26 +136,24 @@ def test_sparse_inputs_and_missing_libraries(monkeypatch):
         ("XGBoost hist", "CSR float64")]
     text = stock.format_table({"settings": {"rounds": 2, "depth": 2, "criterion": "entropy",
                                             "repeats": 1, "threads": 1},
-                               "datasets": [d], "skipped": {}})
+                               "datasets": [d]})
     assert "skipped lightgbm rows: not installed" in text and "CSC float32" in text
 
 
-def test_load_split(tmp_path):
+def test_load_split():
     held = stock.load_split("satimage", holdout=0.25)
     assert held["X"].shape[0] + held["X_test"].shape[0] == 4435
     assert held["X_test"].shape[0] == pytest.approx(4435 * 0.25, abs=1)
     none = stock.load_split("satimage", holdout=0, rows=100)
     assert none["X"].shape == (100, 36) and none["X_test"] is None and none["test_source"] == "none"
-    with pytest.raises(FileNotFoundError):
-        stock.load_split("agaricus", data_dir=tmp_path)
+    with pytest.raises(ValueError, match="unknown bundled dataset 'mnist'"):
+        stock.load_split("mnist")
 
 
-@pytest.mark.skipif(shared_data_path() is None or not (shared_data_path() / "agaricus.test.svm").is_file(),
-                    reason="the shared data folder is not beside the checkout")
 def test_test_files():
     data = stock.load_split("agaricus")
     assert sp.issparse(data["X"]) and data["X_test"].shape == (1611, 126)
-    assert data["test_source"] == "test file agaricus.test.svm"
+    assert data["test_source"] == "test file agaricus.test.svm.gz"
     assert set(np.unique(data["y_test"])) <= {0, 1}
     higgs = stock.load_split("higgs7k", rows=100)
     assert higgs["X"].shape == (100, 28) and higgs["X_test"].shape == (100, 28)

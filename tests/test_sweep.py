@@ -1,11 +1,11 @@
-"""The Quick Boost parameter sweep (apsplit.sweep, benchmarks.quick_sweep)."""
+"""The Quick Boost parameter sweep (apsplit.experiments.sweep, benchmarks.quick_sweep)."""
 
 import json
 
 import pytest
 
-from apsplit import sweep
-from apsplit.datasets import load_satimage
+from apsplit.experiments import sweep
+from apsplit.experiments.loaders import load_satimage
 from benchmarks import quick_sweep
 
 

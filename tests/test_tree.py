@@ -1,6 +1,5 @@
 """Trees: every finder grows the same tree; structure, prediction and a check against scikit-learn."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,17 +13,17 @@ import oracle
 from python_loop import PythonLoop
 from strategies import nodes, scaled
 
+from apsplit.experiments.loaders import load_satimage
+
 METHODS = ("exhaustive", "quick", "adaptive", "adaptive_paper")
 SETTINGS = [("error", "tight"), ("error", "paper"), ("entropy", "tight"), ("gini", "tight")]
-SATIMAGE = Path(__file__).resolve().parents[2] / "shared" / "data" / "satimage.trn"
 
 
 @pytest.fixture(scope="module")
 def satimage():
     """36 integer features, labels mapped to codes 0..5."""
-    data = np.loadtxt(SATIMAGE)
-    _, y = np.unique(data[:, -1], return_inverse=True)
-    return data[:, :-1], y
+    X, y, _ = load_satimage()
+    return X, y
 
 
 def boosting_weights(n, seed):

@@ -1,25 +1,48 @@
-"""Loaders for the real datasets used by the benchmarks and the demo.
+"""Loaders for the real datasets used by the tests, the benchmarks and the demo.
 
 Every loader returns ``(X, y, classes)``: the feature matrix, class codes
 0..C-1 (int64) and the original label of each code (``classes[y]`` gives the
-labels back).
+labels back).  The small sets ship with apsplit (``apsplit/data``, gzip; its
+README gives each set's origin and licence): ``load_bundled(name)``.  Larger
+sets are read from a file the user has: ``load_file(path, format)``.
 """
 
+import bz2
 import gzip
-import os
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import load_svmlight_file
 
-__all__ = ["load_satimage", "load_file", "shared_data_path", "FORMATS", "DataFileNotFoundError"]
+__all__ = ["BUNDLED", "BundledSet", "load_bundled", "load_satimage", "load_file", "FORMATS",
+           "DataFileNotFoundError"]
 
 FORMATS = ("svm", "uci", "tsv")
 
 
 class DataFileNotFoundError(FileNotFoundError, ValueError):
     """A data file is missing (both a FileNotFoundError and a ValueError)."""
+
+
+@dataclass(frozen=True)
+class BundledSet:
+    """A dataset shipped in ``apsplit/data``: its training file, optional test file, format."""
+
+    train: str
+    format: str
+    n_features: int | None = None
+    test: str | None = None
+
+
+BUNDLED = {
+    "satimage": BundledSet("satimage.trn.gz", "uci"),
+    "pendigits": BundledSet("pendigits.tra.gz", "uci"),
+    "a8a": BundledSet("a8a.svm.gz", "svm", 123),
+    "agaricus": BundledSet("agaricus.train.svm.gz", "svm", 126, test="agaricus.test.svm.gz"),
+    "higgs7k": BundledSet("higgs7k.train.tsv.gz", "tsv", test="higgs7k.test.tsv.gz"),
+}
 
 
 def _encode(X, labels):
@@ -44,15 +67,42 @@ def _read_uci(lines, source):
     return _read_table((line.replace(",", " ") for line in lines), source, None, label_first=False)
 
 
+def _open_text(path):
+    """``path`` opened as text, decompressed if it ends in .gz or .bz2."""
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt")
+    if path.suffix == ".bz2":
+        return bz2.open(path, "rt")
+    return open(path)
+
+
+def bundled_path(filename):
+    """The path of a file in ``apsplit/data``."""
+    with resources.as_file(resources.files("apsplit.data").joinpath(filename)) as path:
+        return Path(path)
+
+
+def load_bundled(name, part="train"):
+    """(X, y, classes) of a dataset shipped with apsplit (``BUNDLED``); ``part`` "train" or
+    "test" (the sets with a test file; its classes are the training file's)."""
+    if name not in BUNDLED:
+        raise ValueError(f"unknown bundled dataset {name!r}; choose from {sorted(BUNDLED)}")
+    spec = BUNDLED[name]
+    if part not in ("train", "test"):
+        raise ValueError(f"part must be 'train' or 'test', got {part!r}")
+    if part == "test" and spec.test is None:
+        raise ValueError(f"the bundled dataset {name!r} has no test file")
+    return load_file(bundled_path(spec.train if part == "train" else spec.test), spec.format,
+                     spec.n_features)
+
+
 def load_satimage():
     """The UCI Statlog (Landsat Satellite) training set bundled with apsplit: 4435 x 36, 6 classes."""
-    source = resources.files("apsplit.data").joinpath("satimage.trn.gz")
-    with source.open("rb") as raw, gzip.open(raw, "rt") as lines:
-        return _read_uci(lines, "satimage.trn.gz")
+    return load_bundled("satimage")
 
 
 def load_file(path, format, n_features=None):
-    """Load a dataset file.
+    """Load a dataset file (plain, .gz or .bz2).
 
     format : "svm"  LIBSVM / svmlight (X is a scipy.sparse CSR matrix; ``n_features``
                     fixes the number of columns, e.g. 123 for a8a)
@@ -72,19 +122,7 @@ def load_file(path, format, n_features=None):
         except ValueError as exc:
             raise ValueError(f"{path}: not a valid LIBSVM file: {exc}") from None
         return _encode(X.tocsr(), labels)
-    with open(path) as lines:
+    with _open_text(path) as lines:
         if format == "uci":
             return _read_uci(lines, path)
         return _read_table(lines, path, "\t", label_first=True)
-
-
-def shared_data_path(name=None):
-    """The shared data folder (or the file ``name`` in it); None if it does not exist.
-
-    The folder is ``$APSPLIT_DATA`` if set, else ``../shared/data`` beside the
-    repository root (the layout of the development checkout and of CI).
-    """
-    env = os.environ.get("APSPLIT_DATA")
-    folder = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "data"
-    path = folder / name if name else folder
-    return path if path.exists() else None

@@ -50,12 +50,12 @@ import numpy as np
 import scipy
 import sklearn
 
-from . import __version__
-from .adapters import AdaBoost, LazyBoost, WeightTrimmingBoost
-from .bench import _count, figure_class, progress_bar, require_plotting, text_table, write_json
-from .dataset import Dataset
-from .finders import available_finders
-from .datasets import FORMATS, load_file
+from .. import __version__
+from ..adapters import AdaBoost, LazyBoost, WeightTrimmingBoost
+from ..dataset import Dataset
+from ..finders import available_finders
+from .loaders import BUNDLED, FORMATS, load_bundled, load_file
+from .report import count, figure_class, progress_bar, require_plotting, text_table, write_json
 
 __all__ = ["METHODS", "LOWER_BOUNDS", "CHECKPOINTS", "CLIENT_FORMS", "parse_client", "parse_list",
            "load_data", "first_rows", "run", "format_table", "plot", "add_arguments", "report"]
@@ -121,18 +121,45 @@ def _check_options(clients, methods, bounds, exact_rounds):
 
 
 # -- data -------------------------------------------------------------------------------
-def load_data(path, fmt, rows=None, test=None):
-    """{"name", "X", "y", "X_test", "y_test"} of a data file (y: the original labels).
+def load_data(path, fmt=None, rows=None, test=None):
+    """{"name", "X", "y", "X_test", "y_test"} of a data file or a bundled dataset (y: the
+    original labels).
 
-    ``rows`` keeps the first ``rows`` rows (e.g. the paper's A6A is the first
-    11220 rows of a8a).  ``test`` is a second file of the same format and
-    features; without it X_test and y_test are None.
+    ``path`` names a file (``fmt`` its format) or, when no such file exists, one of the
+    datasets bundled with apsplit (``loaders.BUNDLED``; ``fmt`` None or its format), whose
+    test file, if it has one, is the test set unless ``test`` is given.  ``rows`` keeps the
+    first ``rows`` rows (e.g. the paper's A6A is the first 11220 rows of a8a).  ``test`` is a
+    second file of the same format and features; without one X_test and y_test are None.
     """
+    name = str(path)
+    if name in BUNDLED and not Path(path).exists():
+        return _bundled_data(name, fmt, rows, test)
     if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        raise ValueError(f"unknown format {fmt!r} for the data file {path}; choose one of "
+                         f"{', '.join(FORMATS)} (or name a bundled dataset: {', '.join(BUNDLED)})")
     X, codes, classes = load_file(path, fmt)
     data = {"name": Path(path).name, "X": X, "y": classes[codes], "X_test": None, "y_test": None}
+    return _with_test(data, fmt, test, rows)
+
+
+def _bundled_data(name, fmt, rows, test):
+    """``load_data`` of a bundled dataset."""
+    spec = BUNDLED[name]
+    if fmt not in (None, spec.format):
+        raise ValueError(f"the bundled dataset {name!r} has format {spec.format!r}, not {fmt!r}")
+    X, codes, classes = load_bundled(name)
+    data = {"name": name, "X": X, "y": classes[codes], "X_test": None, "y_test": None}
+    if test is None and spec.test is not None:
+        X_test, test_codes, test_classes = load_bundled(name, "test")
+        data["X_test"], data["y_test"] = X_test, test_classes[test_codes]
+    return _with_test(data, spec.format, test, rows)
+
+
+def _with_test(data, fmt, test, rows):
+    """``data`` with the test file ``test`` (if any) read and checked, then ``first_rows``."""
+    X = data["X"]
     if test is not None:
+        path = data["name"]
         X_test, test_codes, test_classes = load_file(test, fmt, X.shape[1] if fmt == "svm" else None)
         if X_test.shape[1] != X.shape[1]:
             raise ValueError(f"{test} has {X_test.shape[1]} features, {path} has {X.shape[1]}")
@@ -152,7 +179,7 @@ def first_rows(data, rows):
 
 # -- the benchmark ----------------------------------------------------------------------
 class _Bar:
-    """Round-by-round progress (``bench.progress_bar``; nothing when off or without tqdm)."""
+    """Round-by-round progress (``report.progress_bar``; nothing when off or without tqdm)."""
 
     def __init__(self, total, enabled):
         self.bar = progress_bar(enabled, total=total, unit="round")
@@ -441,15 +468,21 @@ def _rounds_list(text):
     return values
 
 
+DATA_HELP = (f"the training data file, or a dataset bundled with apsplit: {', '.join(BUNDLED)} "
+             "(the larger sets, e.g. MNIST or ijcnn1, are read from a file: see docs/data.md)")
+FORMAT_HELP = ("the data file's format (not needed for a bundled dataset): svm: LIBSVM; "
+               "uci: numbers, label last; tsv: tab-separated, label first; .gz/.bz2 are read directly")
+
+
 def add_sweep_arguments(parser, *, rounds_default, json_default, plot_default):
     """--data, --format, --rows, --rounds, --depth, --json and --plot of the sweeps
     (``benchmarks.quick_sweep``, ``benchmarks.steps``)."""
-    parser.add_argument("--data", required=True, help="the training data file")
-    parser.add_argument("--format", choices=FORMATS, required=True)
-    parser.add_argument("--rows", type=_count(1), help="keep the first N rows (default all)")
-    parser.add_argument("--rounds", type=_count(1), default=rounds_default,
+    parser.add_argument("--data", required=True, help=DATA_HELP)
+    parser.add_argument("--format", choices=FORMATS, help=FORMAT_HELP)
+    parser.add_argument("--rows", type=count(1), help="keep the first N rows (default all)")
+    parser.add_argument("--rounds", type=count(1), default=rounds_default,
                         help=f"boosting rounds (default {rounds_default})")
-    parser.add_argument("--depth", type=_count(1), default=3, help="tree depth (default 3)")
+    parser.add_argument("--depth", type=count(1), default=3, help="tree depth (default 3)")
     parser.add_argument("--json", default=json_default)
     parser.add_argument("--plot", default=plot_default)
 
@@ -469,15 +502,15 @@ def add_arguments(parser, *, data, rounds_default, quick_rounds, json_default, p
     ``data``: whether to add --data/--format/--test (the command reads a file).
     """
     if data:
-        parser.add_argument("--data", type=Path, required=True, help="the training data file")
-        parser.add_argument("--format", choices=FORMATS, required=True,
-                            help="svm: LIBSVM; uci: numbers, label last; tsv: tab-separated, label first")
+        parser.add_argument("--data", type=Path, required=True, help=DATA_HELP)
+        parser.add_argument("--format", choices=FORMATS, help=FORMAT_HELP)
         parser.add_argument("--test", type=Path, help="a test file (same format); test errors are "
-                                                      "reported only with it")
-    parser.add_argument("--rows", type=_count(1), help="keep the first N rows (default all; e.g. the "
+                                                      "reported only with a test set (a bundled "
+                                                      "dataset's test file is used by default)")
+    parser.add_argument("--rows", type=count(1), help="keep the first N rows (default all; e.g. the "
                                                        "paper's A6A is the first 11220 rows of a8a)")
-    parser.add_argument("--depth", type=_count(1), default=3, help="tree depth (default 3)")
-    parser.add_argument("--rounds", type=_count(1),
+    parser.add_argument("--depth", type=count(1), default=3, help="tree depth (default 3)")
+    parser.add_argument("--rounds", type=count(1),
                         help=f"boosting rounds (default {rounds_default}; {quick_rounds} with --quick)")
     parser.add_argument("--clients", type=_list_type("clients", check=parse_client),
                         default=clients_default.split(","),
@@ -499,7 +532,7 @@ def add_arguments(parser, *, data, rounds_default, quick_rounds, json_default, p
     parser.add_argument("--criterion", choices=("error", "entropy", "gini"), default="error",
                         help="split criterion (default error; exact bound: error only)")
     parser.add_argument("--seed", type=int, default=0, help="random_state of every client (default 0)")
-    parser.add_argument("--repeats", type=_count(1), default=1,
+    parser.add_argument("--repeats", type=count(1), default=1,
                         help="timed fits per run; the least CPU time is reported (default 1)")
     parser.add_argument("--quick", action="store_true",
                         help=f"a smoke test: {quick_rounds} rounds and at most 1000 rows unless given")

@@ -1,4 +1,4 @@
-"""The finders benchmark core (apsplit.bench) in quick mode (`apsplit compare`: tests/test_paper.py)."""
+"""The node benchmark (apsplit.experiments.nodes) in quick mode (`apsplit compare`: tests/test_paper.py)."""
 
 import importlib
 import json
@@ -7,9 +7,11 @@ import sys
 import numpy as np
 import pytest
 
-from apsplit import Adaptive, bench, find_split
+from apsplit import Adaptive, find_split, lower_bounds
 from apsplit.dataset import Dataset
-from apsplit.datasets import load_satimage
+from apsplit.experiments import nodes
+from apsplit.experiments import report
+from apsplit.experiments.loaders import load_bundled, load_satimage
 
 NODE_KEYS = {"dataset", "node", "n_rows", "n_features", "n_classes", "sparse", "methods",
              "weight_order_bound", "exhaustive_over_bound", "quick_over_bound",
@@ -20,18 +22,17 @@ NODE_KEYS = {"dataset", "node", "n_rows", "n_features", "n_classes", "sparse", "
 
 @pytest.fixture(scope="module")
 def result():
-    return bench.run(["satimage"], rounds=2, repeats=1, depth=2, quick=True)
+    return nodes.run(["satimage"], rounds=2, repeats=1, depth=2, quick=True)
 
 
 def test_result_layout(result):
-    assert set(result) == {"settings", "nodes", "skipped"}
+    assert set(result) == {"settings", "nodes"}
     s = result["settings"]
     assert (s["rounds"], s["repeats"], s["depth"], s["quick"]) == (2, 1, 2, True)
-    assert result["skipped"] == {}
     assert [n["node"] for n in result["nodes"]][0] == "root"
     for node in result["nodes"]:
         assert set(node) == NODE_KEYS
-        assert set(node["methods"]) == set(bench.METHODS)
+        assert set(node["methods"]) == set(nodes.METHODS)
         for r in node["methods"].values():
             assert set(r) == {"assessments", "seconds", "feature", "score", "scans"}
             assert r["seconds"] > 0
@@ -54,9 +55,9 @@ def test_numbers_are_consistent(result):
         assert n <= bound <= count["adaptive"] <= count["exhaustive"]
         assert bound <= count["quick"] <= count["exhaustive"]
         assert bound <= count["adaptive_paper"] <= count["exhaustive"]
-        assert bound <= count[bench.ORACLE] <= count["exhaustive"]
-        assert node["methods"][bench.ORACLE]["feature"] == node["methods"]["exhaustive"]["feature"]
-        for m in bench.METHODS:
+        assert bound <= count[nodes.ORACLE] <= count["exhaustive"]
+        assert node["methods"][nodes.ORACLE]["feature"] == node["methods"]["exhaustive"]["feature"]
+        for m in nodes.METHODS:
             assert node[f"{m}_over_bound"] == pytest.approx(count[m] / bound)
         assert node["scores_agree"]
         gini = node["gini"]
@@ -75,17 +76,17 @@ def test_children_partition_the_root(result):
 
 
 def test_table_lists_every_method(result):
-    table = bench.format_table(result)
-    for m in (*bench.METHODS, "weight-order bound"):
+    table = nodes.format_table(result)
+    for m in (*nodes.METHODS, "weight-order bound"):
         assert table.count(f" {m} ") == len(result["nodes"])
 
 
 def test_boosting_weights_follow_samme():
     X, y, classes = load_satimage()
     ds, C = Dataset(X), len(classes)
-    np.testing.assert_array_equal(bench.boosting_weights(ds, y, C, 0), np.full(len(y), 1 / len(y)))
+    np.testing.assert_array_equal(nodes.boosting_weights(ds, y, C, 0), np.full(len(y), 1 / len(y)))
     stump = find_split(ds, y, method="exhaustive")
-    w = bench.boosting_weights(ds, y, C, 1)
+    w = nodes.boosting_weights(ds, y, C, 1)
     left = ds.column_codes(stump.feature, np.arange(len(y))) <= stump.left_rank
     miss = np.where(left, np.argmax(stump.left_weights), np.argmax(stump.right_weights)) != y
     # SAMME leaves the last stump with weighted error (C - 1) / C
@@ -93,16 +94,9 @@ def test_boosting_weights_follow_samme():
     assert w[miss].sum() == pytest.approx((C - 1) / C)
 
 
-def test_missing_dataset_is_skipped(tmp_path):
-    result = bench.run(["a8a"], rounds=0, repeats=1, data_dir=tmp_path)
-    assert result["nodes"] == []
-    assert "a8a.svm" in result["skipped"]["a8a"]
-    assert bench.format_table(result).startswith("skipped a8a: ")
-
-
 def test_unknown_dataset():
-    with pytest.raises(ValueError, match="unknown dataset 'mnist'"):
-        bench.run(["mnist"])
+    with pytest.raises(ValueError, match="unknown bundled dataset 'mnist'"):
+        nodes.run(["mnist"])
 
 
 @pytest.mark.parametrize("name", ["satimage", "a8a"])
@@ -111,15 +105,12 @@ def test_adaptive_is_near_the_weight_order_bound_on_real_nodes(name):
     weight-order bound (within 5% here) and assesses fewer examples than Quick Boost.
     Told the optimum's column, it meets the bound (within 1%) with a few scans per
     feature: its many scans are the race for the leader."""
-    try:
-        X, y, classes = bench.load_dataset(name)
-    except bench.DataFileNotFoundError as exc:
-        pytest.skip(str(exc))
+    X, y, classes = load_bundled(name)
     ds = Dataset(X)
-    w = bench.boosting_weights(ds, y, len(classes), 20)
+    w = nodes.boosting_weights(ds, y, len(classes), 20)
     splits = {m: find_split(ds, y, w, method=m) for m in ("exhaustive", "quick", "adaptive")}
     counts = {m: s.assessments for m, s in splits.items()}
-    bound = bench.lower_bounds.weight_order(ds, y, w)
+    bound = lower_bounds.weight_order(ds, y, w)
     assert bound <= counts["adaptive"] <= 1.05 * bound
     assert counts["adaptive"] < counts["quick"] <= counts["exhaustive"]
     told = find_split(ds, y, w, method=Adaptive(first_feature=splits["exhaustive"].feature))
@@ -129,12 +120,12 @@ def test_adaptive_is_near_the_weight_order_bound_on_real_nodes(name):
 
 def test_progress_bar_is_optional(monkeypatch, capsys):
     """Off: no bar.  On: a tqdm bar, or without tqdm none and a line naming the extra."""
-    assert bench.progress_bar(False, total=3) is None
-    bar = bench.progress_bar(True, total=3, disable=True)
+    assert report.progress_bar(False, total=3) is None
+    bar = report.progress_bar(True, total=3, disable=True)
     assert bar is not None and bar.total == 3
     bar.close()
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
-    assert bench.progress_bar(True, total=3) is None
+    assert report.progress_bar(True, total=3) is None
     assert 'tqdm is not installed; it comes with apsplit\'s \'bench\' extra: pip install "apsplit[bench]"' \
         in capsys.readouterr().err
 

@@ -3,7 +3,7 @@
 import argparse
 
 from . import paper
-from .datasets import load_satimage
+from .loaders import load_satimage
 
 COMPARE_ROUNDS = 100
 COMPARE_QUICK_ROUNDS = 5

@@ -1,10 +1,11 @@
-"""The bounds benchmark (benchmarks.bounds) in quick mode."""
+"""The bounds benchmark (apsplit.experiments.bounds, benchmarks.bounds) in quick mode."""
 
 import json
 
 import pytest
 
-from benchmarks import bounds
+from apsplit.experiments import bounds
+from benchmarks import bounds as bounds_command
 
 
 @pytest.fixture(scope="module")
@@ -13,7 +14,6 @@ def result():
 
 
 def test_result_layout_and_consistency(result):
-    assert result["skipped"] == {}
     assert [(r["node"], r["criterion"]) for r in result["nodes"]] == [("root", "entropy"),
                                                                       ("root", "gini")]
     for r in result["nodes"]:
@@ -47,7 +47,7 @@ def test_table_has_a_row_per_node_and_criterion(result):
 
 def test_main_writes_json_and_png(tmp_path, capsys):
     out_json, out_png = tmp_path / "b.json", tmp_path / "b.png"
-    bounds.main(["--datasets", "satimage", "--criteria", "error", "--rounds", "1", "--repeats", "1",
+    bounds_command.main(["--datasets", "satimage", "--criteria", "error", "--rounds", "1", "--repeats", "1",
                  "--json", str(out_json), "--plot", str(out_png)])
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     written = json.loads(out_json.read_text())
@@ -59,7 +59,7 @@ def test_main_writes_json_and_png(tmp_path, capsys):
 
 def test_help_names_the_options(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        bounds.main(["--help"])
+        bounds_command.main(["--help"])
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert "--criteria" in out and "--method" in out
@@ -69,5 +69,5 @@ def test_help_names_the_options(capsys):
                                   ["--method", "fastest"]])
 def test_bad_options_are_refused(argv):
     with pytest.raises(SystemExit) as exit_info:
-        bounds.main(argv)
+        bounds_command.main(argv)
     assert exit_info.value.code == 2

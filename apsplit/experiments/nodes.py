@@ -19,13 +19,8 @@ reuses it across rounds and nodes.  Used by ``apsplit compare`` and
 ``benchmarks/finders.py``.
 """
 
-import argparse
-import json
 import math
 import platform
-import statistics
-import sys
-import time
 from functools import partial
 from pathlib import Path
 
@@ -35,46 +30,23 @@ import scipy.sparse as sp
 import sklearn
 from sklearn.tree import DecisionTreeClassifier
 
-from . import __version__, lower_bounds
-from .dataset import Dataset
-from .datasets import DataFileNotFoundError, load_file, load_satimage, shared_data_path
-from .finders import Adaptive, find_split, weight_order
+from .. import __version__, lower_bounds
+from ..dataset import Dataset
+from ..finders import Adaptive, find_split, weight_order
+from .loaders import BUNDLED, load_bundled
+from .report import count, panel_grid, progress_bar, publish, text_table, timed
 
-__all__ = ["DATASETS", "DEFAULT_DATASETS", "DEFAULTS", "QUICK_DEFAULTS", "METHODS", "load_dataset",
-           "run", "boosting_weights", "tree_nodes", "real_nodes", "bench_node", "format_table",
-           "write_json", "plot", "add_arguments", "add_dataset_arguments", "selected_datasets",
-           "rounds_and_repeats", "report", "publish", "timed", "text_table", "figure_class",
-           "progress_bar", "panel_grid", "require_plotting", "BENCH_EXTRA"]
+__all__ = ["DEFAULT_DATASETS", "DEFAULTS", "QUICK_DEFAULTS", "METHODS", "run", "boosting_weights",
+           "tree_nodes", "real_nodes", "bench_node", "format_table", "plot", "add_arguments",
+           "add_dataset_arguments", "selected_datasets", "rounds_and_repeats", "report"]
 
 METHODS = ("exhaustive", "quick", "adaptive", "adaptive_paper", "adaptive_oracle")
 ORACLE = "adaptive_oracle"  # adaptive told the optimum's column (exhaustive's): a floor, not a finder
 CRITERION = "error"
 
-# name -> (file in the shared data folder, format, n_features); None: bundled with apsplit
-DATASETS = {
-    "satimage": None,
-    "a8a": ("a8a.svm", "svm", 123),
-    "higgs7k": ("higgs7k.train.tsv", "tsv", None),
-    "pendigits": ("pendigits.tra", "uci", None),
-    "agaricus": ("agaricus.train.svm", "svm", 126),
-}
 DEFAULT_DATASETS = ("satimage", "a8a", "higgs7k")
 DEFAULTS = {"rounds": 20, "repeats": 5}
 QUICK_DEFAULTS = {"rounds": 5, "repeats": 1}
-
-
-def load_dataset(name, data_dir=None):
-    """(X, y, classes) of a benchmark dataset; DataFileNotFoundError if its file is missing."""
-    if name not in DATASETS:
-        raise ValueError(f"unknown dataset {name!r}; choose from {sorted(DATASETS)}")
-    if DATASETS[name] is None:
-        return load_satimage()
-    filename, fmt, n_features = DATASETS[name]
-    folder = Path(data_dir) if data_dir else shared_data_path()
-    if folder is None:
-        raise DataFileNotFoundError(f"{filename}: no shared data folder "
-                                    "(set APSPLIT_DATA or pass a data dir)")
-    return load_file(folder / filename, fmt, n_features)
 
 
 def boosting_weights(ds, y, n_classes, rounds):
@@ -120,17 +92,6 @@ def tree_nodes(ds, y, w, depth):
         level = [child for name, rows in level for child in _children(ds, y, w, name, rows)]
         nodes += level
     return nodes
-
-
-def timed(call, repeats):
-    """(result of a warm-up call, median wall seconds of ``repeats`` further calls)."""
-    result = call()
-    seconds = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        seconds.append(time.perf_counter() - start)
-    return result, statistics.median(seconds)
 
 
 def _sklearn_score(fitted):
@@ -183,25 +144,22 @@ def bench_node(ds, X, y, w, rows, repeats):
             "gini": _versus_sklearn(ds, X, y, w, rows, repeats)}
 
 
-def run(datasets=DEFAULT_DATASETS, rounds=None, repeats=None, depth=1, data_dir=None, quick=False,
+def run(datasets=DEFAULT_DATASETS, rounds=None, repeats=None, depth=1, quick=False,
         progress=False):
-    """Run the benchmark; returns a JSON-ready dict {"settings", "nodes", "skipped"}.
+    """Run the benchmark on bundled datasets; returns a JSON-ready dict {"settings", "nodes"}.
 
     ``rounds`` and ``repeats`` default to ``DEFAULTS``, or ``QUICK_DEFAULTS`` with ``quick``.
-    A dataset whose file is missing is listed under "skipped" with the reason.
     """
     rounds, repeats = rounds_and_repeats(rounds, repeats, quick)
     settings = {"datasets": list(datasets), "rounds": rounds, "repeats": repeats, "depth": depth,
                 "criterion": CRITERION, "quick": quick, "apsplit": __version__,
                 "numpy": np.__version__, "numba": numba.__version__, "sklearn": sklearn.__version__,
                 "python": platform.python_version(), "machine": platform.machine()}
-    nodes, skipped = [], {}
-    for name, X, ds, y, w, n_classes, node, rows in real_nodes(datasets, rounds, depth, data_dir,
-                                                               progress, skipped):
-        nodes.append({"dataset": name, "node": node, "n_features": ds.n_features,
-                      "n_classes": n_classes, "sparse": ds.is_sparse,
-                      **bench_node(ds, X, y, w, rows, repeats)})
-    return {"settings": settings, "nodes": nodes, "skipped": skipped}
+    nodes = [{"dataset": name, "node": node, "n_features": ds.n_features, "n_classes": n_classes,
+              "sparse": ds.is_sparse, **bench_node(ds, X, y, w, rows, repeats)}
+             for name, X, ds, y, w, n_classes, node, rows in real_nodes(datasets, rounds, depth,
+                                                                        progress)]
+    return {"settings": settings, "nodes": nodes}
 
 
 def rounds_and_repeats(rounds, repeats, quick):
@@ -211,32 +169,20 @@ def rounds_and_repeats(rounds, repeats, quick):
             defaults["repeats"] if repeats is None else repeats)
 
 
-def real_nodes(datasets, rounds, depth, data_dir, progress, skipped):
-    """Yield (name, X, Dataset, y, w, n_classes, node name, rows) for every node of every dataset.
+def real_nodes(datasets, rounds, depth, progress):
+    """Yield (name, X, Dataset, y, w, n_classes, node name, rows) for every node of every
+    bundled dataset named.
 
     ``w`` are the weights after ``rounds`` AdaBoost rounds; the nodes those of
-    ``tree_nodes(depth)``.  A dataset whose file is missing is recorded in
-    ``skipped`` (name -> reason) and left out.
+    ``tree_nodes(depth)``.
     """
     bar = progress_bar(progress, iterable=datasets, desc="datasets")
     for name in datasets if bar is None else bar:
-        try:
-            X, y, classes = load_dataset(name, data_dir)
-        except DataFileNotFoundError as exc:
-            skipped[name] = str(exc)
-            continue
+        X, y, classes = load_bundled(name)
         ds = Dataset(X)
         w = boosting_weights(ds, y, len(classes), rounds)
         for node, rows in tree_nodes(ds, y, w, depth):
             yield name, X, ds, y, w, len(classes), node, rows
-
-
-def text_table(header, rows, n_left):
-    """Rows of cells as aligned text: the first ``n_left`` columns left-aligned, the rest right."""
-    widths = [max(len(r[j]) for r in [header, *rows]) for j in range(len(header))]
-    return "\n".join("  ".join(c.ljust(wd) if j < n_left else c.rjust(wd)
-                                for j, (c, wd) in enumerate(zip(r, widths))).rstrip()
-                      for r in [header, *rows])
 
 
 def format_table(result):
@@ -272,66 +218,11 @@ def format_table(result):
            "DecisionTreeClassifier(max_depth=1) (ms)",
            text_table(["dataset", "node", "n x K", "apsplit", "sklearn dense", "sklearn sparse",
                        "apsplit / sklearn best"], sklearn_rows, n_left=3)]
-    notes = [f"skipped {name}: {why}" for name, why in result["skipped"].items()]
-    notes += [f"WARNING {n['dataset']} {n['node']}: the finders' scores differ"
+    notes = [f"WARNING {n['dataset']} {n['node']}: the finders' scores differ"
               for n in result["nodes"] if not n["scores_agree"]]
     if not result["nodes"]:
         return "\n".join(notes or ["no results"])
     return "\n".join(tables + ([""] + notes if notes else []))
-
-
-def write_json(result, path):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2) + "\n")
-
-
-BENCH_EXTRA = ("apsplit's 'bench' extra: pip install \"apsplit[bench]\" "
-               "(from a checkout: pip install \".[bench]\")")
-
-
-def progress_bar(enabled, **options):
-    """A tqdm progress bar built with ``options`` when ``enabled``, else None.
-
-    tqdm comes with the optional 'bench' extra; without it there is no bar,
-    and one line on stderr says what to install.
-    """
-    if not enabled:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        print(f"no progress bar: tqdm is not installed; it comes with {BENCH_EXTRA}", file=sys.stderr)
-        return None
-    return tqdm(**options)
-
-
-def figure_class():
-    """matplotlib's Figure (rendered by Agg on save); a clear error if matplotlib is missing."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise ImportError(f"plotting needs matplotlib, which comes with {BENCH_EXTRA}") from None
-    return Figure
-
-
-def require_plotting(parser):
-    """Exit with the parser's usage error, naming the extra, if matplotlib is missing:
-    a command that writes a plot checks this before its run, not after it."""
-    try:
-        figure_class()
-    except ImportError as exc:
-        parser.error(str(exc))
-
-
-def panel_grid(count, width, height):
-    """(figure, flat axes) for ``count`` panels of width x height inches, at most 3 a row."""
-    if not count:
-        raise ValueError("no benchmark results to plot")
-    ncols = min(count, 3)
-    nrows = -(-count // ncols)
-    fig = figure_class()(figsize=(width * ncols, height * nrows), layout="constrained")
-    return fig, fig.subplots(nrows, ncols, squeeze=False).ravel()
 
 
 def plot(result, path):
@@ -358,25 +249,15 @@ def plot(result, path):
     fig.savefig(path, dpi=110)
 
 
-def _count(minimum):
-    """argparse type: an integer >= ``minimum``."""
-    def parse(text):
-        value = int(text)
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text}")
-        return value
-    return parse
-
-
 def add_arguments(parser, json_default, plot_default):
     """The benchmark's options, shared by ``apsplit compare`` and ``benchmarks/finders.py``."""
-    parser.add_argument("--rounds", type=_count(0),
+    parser.add_argument("--rounds", type=count(0),
                         help=f"AdaBoost rounds that set the node's weights (default {DEFAULTS['rounds']}; "
                              f"{QUICK_DEFAULTS['rounds']} with --quick)")
-    parser.add_argument("--repeats", type=_count(1),
+    parser.add_argument("--repeats", type=count(1),
                         help=f"timed calls per measurement, median reported (default {DEFAULTS['repeats']}; "
                              f"{QUICK_DEFAULTS['repeats']} with --quick)")
-    parser.add_argument("--depth", type=_count(1), default=1,
+    parser.add_argument("--depth", type=count(1), default=1,
                         help="benchmark every node a tree of this depth splits (default 1: the root only)")
     parser.add_argument("--quick", action="store_true", help="fewer rounds and repeats (for CI)")
     parser.add_argument("--json", type=Path, default=Path(json_default),
@@ -386,38 +267,26 @@ def add_arguments(parser, json_default, plot_default):
 
 
 def add_dataset_arguments(parser):
-    """``--datasets`` and ``--data-dir``, for the benchmark modules run on the shared data."""
+    """``--datasets``: the bundled datasets a node benchmark runs on."""
     parser.add_argument("--datasets", default=",".join(DEFAULT_DATASETS),
-                        help=f"comma-separated, from {', '.join(DATASETS)} "
+                        help=f"comma-separated, from the bundled {', '.join(BUNDLED)} "
                              f"(default {','.join(DEFAULT_DATASETS)})")
-    parser.add_argument("--data-dir", type=Path,
-                        help="folder of the shared data files (default $APSPLIT_DATA, else ../shared/data)")
 
 
 def selected_datasets(parser, args):
     """The dataset names of ``--datasets``; a parser error names unknown ones."""
     datasets = [name.strip() for name in args.datasets.split(",") if name.strip()]
-    unknown = sorted(set(datasets) - set(DATASETS))
+    unknown = sorted(set(datasets) - set(BUNDLED))
     if unknown or not datasets:
-        parser.error(f"unknown datasets {unknown}; choose from {', '.join(DATASETS)}")
+        parser.error(f"unknown datasets {unknown}; choose from {', '.join(BUNDLED)}")
     return datasets
 
 
-def report(args, datasets, data_dir=None):
+def report(args, datasets):
     """Run with parsed ``add_arguments`` options; print the table, write JSON and PNG."""
     result = run(datasets, rounds=args.rounds, repeats=args.repeats, depth=args.depth,
-                 data_dir=data_dir, quick=args.quick, progress=True)
+                 quick=args.quick, progress=True)
     publish(result, format_table(result), plot, args.json, args.plot, bool(result["nodes"]))
     return result
 
 
-def publish(result, table, plot_result, json_path, plot_path, has_results=True):
-    """Print ``table``, write ``result`` as JSON and, if ``has_results``, ``plot_result`` it
-    as PNG."""
-    print(table)
-    write_json(result, json_path)
-    if has_results:
-        plot_result(result, plot_path)
-        print(f"\nwrote {json_path} and {plot_path}")
-    else:
-        print(f"\nwrote {json_path} (no results to plot)")

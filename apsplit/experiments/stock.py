@@ -63,20 +63,19 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
-from . import __version__
-from .adapters.sklearn import APBoostClassifier, APTreeClassifier
-from .bench import (DATASETS, _count, load_dataset, panel_grid, require_plotting,
-                    selected_datasets, text_table, write_json)
-from .dataset import Dataset
-from .datasets import DataFileNotFoundError, load_file, shared_data_path
-from .finders import available_finders
+from .. import __version__
+from ..adapters.sklearn import APBoostClassifier, APTreeClassifier
+from ..dataset import Dataset
+from ..finders import available_finders
+from .loaders import BUNDLED, load_bundled
+from .nodes import selected_datasets
 from .paper import parse_list
+from .report import count, panel_grid, require_plotting, text_table, write_json
 
-__all__ = ["DEFAULT_DATASETS", "TEST_FILES", "DEFAULTS", "QUICK_ROUNDS", "QUICK_ROWS", "CRITERIA",
+__all__ = ["DEFAULT_DATASETS", "DEFAULTS", "QUICK_ROUNDS", "QUICK_ROWS", "CRITERIA",
            "load_split", "run", "run_dataset", "format_table", "plot", "add_arguments", "report"]
 
 DEFAULT_DATASETS = ("satimage", "a8a", "higgs7k", "agaricus", "pendigits")
-TEST_FILES = {"agaricus": "agaricus.test.svm", "higgs7k": "higgs7k.test.tsv"}
 DEFAULTS = {"rounds": 100, "depth": 3, "criterion": "gini", "methods": ("exhaustive", "adaptive"),
             "repeats": 1, "holdout": 0.2, "threads": 1}
 QUICK_ROUNDS, QUICK_ROWS = 5, 1000
@@ -97,32 +96,28 @@ def _subset(X, y, rows, seed=0):
     return X[keep], y[keep]
 
 
-def _load_test(name, classes, data_dir):
-    """(X_test, y_test as codes of ``classes``) of a dataset's test file."""
-    _, fmt, n_features = DATASETS[name]
-    folder = Path(data_dir) if data_dir else shared_data_path()
-    if folder is None:
-        raise DataFileNotFoundError(f"{TEST_FILES[name]}: no shared data folder")
-    X, codes, test_classes = load_file(folder / TEST_FILES[name], fmt, n_features)
+def _load_test(name, classes):
+    """(X_test, y_test as codes of ``classes``) of a bundled dataset's test file."""
+    X, codes, test_classes = load_bundled(name, "test")
     labels = test_classes[codes]
     unknown = np.setdiff1d(labels, classes)
     if unknown.size:
-        raise ValueError(f"{TEST_FILES[name]}: labels {unknown.tolist()} are not in the training data")
+        raise ValueError(f"{BUNDLED[name].test}: labels {unknown.tolist()} are not in the training data")
     return X, np.searchsorted(classes, labels)
 
 
-def load_split(name, data_dir=None, holdout=DEFAULTS["holdout"], rows=None):
-    """{"X", "y", "X_test", "y_test", "classes", "test_source"} of a benchmark dataset.
+def load_split(name, holdout=DEFAULTS["holdout"], rows=None):
+    """{"X", "y", "X_test", "y_test", "classes", "test_source"} of a bundled dataset.
 
-    The test data is the dataset's test file (``TEST_FILES``) if it has one,
+    The test data is the dataset's test file (``loaders.BUNDLED``) if it has one,
     else a stratified held-out fraction ``holdout`` of the rows
     (``random_state=0``), else (holdout 0) none.  ``rows`` keeps a fixed
     random subset of at most that many training and test rows.
     """
-    X, y, classes = load_dataset(name, data_dir)
-    if name in TEST_FILES:
-        X_test, y_test = _load_test(name, classes, data_dir)
-        source = f"test file {TEST_FILES[name]}"
+    X, y, classes = load_bundled(name)
+    if BUNDLED[name].test is not None:
+        X_test, y_test = _load_test(name, classes)
+        source = f"test file {BUNDLED[name].test}"
     elif holdout > 0:
         X, X_test, y, y_test = train_test_split(X, y, test_size=holdout, stratify=y, random_state=0)
         source = f"held-out {holdout:.0%} of the rows (stratified, random_state=0)"
@@ -300,12 +295,11 @@ def _check(methods, criterion):
 def run(datasets=DEFAULT_DATASETS, *, rounds=None, depth=DEFAULTS["depth"],
         criterion=DEFAULTS["criterion"], methods=DEFAULTS["methods"], repeats=DEFAULTS["repeats"],
         threads=DEFAULTS["threads"], holdout=DEFAULTS["holdout"], rows=None, quick=False,
-        data_dir=None, progress=False):
-    """Run the benchmark; a JSON-ready dict {"settings", "datasets", "skipped"}.
+        progress=False):
+    """Run the benchmark on bundled datasets; a JSON-ready dict {"settings", "datasets"}.
 
     ``rounds`` defaults to DEFAULTS (QUICK_ROUNDS with ``quick``, which also
-    caps ``rows`` at QUICK_ROWS).  A dataset whose file is missing is listed
-    under "skipped" with the reason.
+    caps ``rows`` at QUICK_ROWS).
     """
     methods = _check(methods, criterion)
     rounds = (QUICK_ROUNDS if quick else DEFAULTS["rounds"]) if rounds is None else int(rounds)
@@ -324,17 +318,11 @@ def run(datasets=DEFAULT_DATASETS, *, rounds=None, depth=DEFAULTS["depth"],
                 "apsplit": __version__, "numpy": np.__version__, "numba": numba.__version__,
                 "sklearn": sklearn.__version__, **versions,
                 "python": platform.python_version(), "machine": platform.machine()}
-    results, skipped = [], {}
-    for name in datasets:
-        try:
-            data = load_split(name, data_dir, holdout, rows)
-        except DataFileNotFoundError as exc:
-            skipped[name] = str(exc)
-            continue
-        results.append(run_dataset(name, data, rounds=rounds, depth=int(depth), criterion=criterion,
-                                   methods=methods, repeats=int(repeats), threads=int(threads),
-                                   progress=progress))
-    return {"settings": settings, "datasets": results, "skipped": skipped}
+    results = [run_dataset(name, load_split(name, holdout, rows), rounds=rounds, depth=int(depth),
+                           criterion=criterion, methods=methods, repeats=int(repeats),
+                           threads=int(threads), progress=progress)
+               for name in datasets]
+    return {"settings": settings, "datasets": results}
 
 
 # -- output -----------------------------------------------------------------------------
@@ -371,7 +359,6 @@ def format_table(result):
              "(inside apsplit's fit times)" for d in result["datasets"]]
     unavailable = {k: v for d in result["datasets"] for k, v in d["unavailable"].items()}
     notes += [f"skipped {lib} rows: {why}" for lib, why in unavailable.items()]
-    notes += [f"skipped {name}: {why}" for name, why in result["skipped"].items()]
     notes.append("vs sklearn: staged training accuracy of every round against scikit-learn's "
                  f"AdaBoost on {REFERENCE} input; 'differs @r' = first round that differs "
                  "(ties between candidate splits can make the runs diverge)")
@@ -427,28 +414,26 @@ def _fraction(text):
 def add_arguments(parser, json_default="results/stock.json", plot_default="results/stock.png"):
     """The benchmark's options (``python -m benchmarks.stock``)."""
     parser.add_argument("--datasets", default=",".join(DEFAULT_DATASETS),
-                        help=f"comma-separated, from {', '.join(DATASETS)} "
+                        help=f"comma-separated, from the bundled {', '.join(BUNDLED)} "
                              f"(default {','.join(DEFAULT_DATASETS)})")
-    parser.add_argument("--data-dir", type=Path,
-                        help="folder of the shared data files (default $APSPLIT_DATA, else ../shared/data)")
-    parser.add_argument("--rounds", type=_count(1),
+    parser.add_argument("--rounds", type=count(1),
                         help=f"boosting rounds (default {DEFAULTS['rounds']}; {QUICK_ROUNDS} with --quick)")
-    parser.add_argument("--depth", type=_count(1), default=DEFAULTS["depth"],
+    parser.add_argument("--depth", type=count(1), default=DEFAULTS["depth"],
                         help=f"tree depth (default {DEFAULTS['depth']})")
     parser.add_argument("--criterion", choices=CRITERIA, default=DEFAULTS["criterion"],
                         help=f"split criterion of the AdaBoost trees (default {DEFAULTS['criterion']})")
     parser.add_argument("--methods", type=_methods_type, default=list(DEFAULTS["methods"]),
                         help="comma-separated apsplit finders, each run as APTree and APBoost "
                              f"(default exhaustive,adaptive; any of {','.join(available_finders())})")
-    parser.add_argument("--repeats", type=_count(1), default=DEFAULTS["repeats"],
+    parser.add_argument("--repeats", type=count(1), default=DEFAULTS["repeats"],
                         help="timed fits per model; the least wall time is reported (default 1)")
-    parser.add_argument("--threads", type=_count(1), default=DEFAULTS["threads"],
+    parser.add_argument("--threads", type=count(1), default=DEFAULTS["threads"],
                         help="n_jobs of XGBoost and LightGBM (default 1: scikit-learn and apsplit "
                              "use one core)")
     parser.add_argument("--holdout", type=_fraction, default=DEFAULTS["holdout"],
                         help="test share held out of datasets without a test file (default "
                              f"{DEFAULTS['holdout']}; 0: no test accuracy for them)")
-    parser.add_argument("--rows", type=_count(2),
+    parser.add_argument("--rows", type=count(2),
                         help="keep a fixed random subset of at most N training (and test) rows")
     parser.add_argument("--quick", action="store_true",
                         help=f"a smoke test: {QUICK_ROUNDS} rounds and at most {QUICK_ROWS} rows "
@@ -466,7 +451,7 @@ def report(args, parser):
     datasets = selected_datasets(parser, args)
     result = run(datasets, rounds=args.rounds, depth=args.depth, criterion=args.criterion,
                  methods=args.methods, repeats=args.repeats, threads=args.threads,
-                 holdout=args.holdout, rows=args.rows, quick=args.quick, data_dir=args.data_dir,
+                 holdout=args.holdout, rows=args.rows, quick=args.quick,
                  progress=not args.no_progress)
     print(format_table(result))
     write_json(result, args.json)

@@ -5,7 +5,7 @@ batch.  Small batches keep its assessments near the weight-order lower bound
 but cost many re-scans; ``Adaptive(min_step_examples=e)`` makes every batch
 (before the optimum is known) hold at least a fraction e of the feature's
 unseen examples.  For each e, AdaBoost grows the paper's trees with
-``Adaptive(min_step_examples=e)`` (``apsplit.paper.run``: every finder grows
+``Adaptive(min_step_examples=e)`` (``paper.run``: every finder grows
 the same trees, checked; CPU seconds of each fit measured in the same run),
 and the table puts its total assessments against the weight-order bound and
 its CPU seconds against exhaustive search's.  Used by
@@ -15,9 +15,9 @@ its CPU seconds against exhaustive search's.  Used by
 from fractions import Fraction
 from pathlib import Path
 
+from ..finders import Adaptive, register_finder
 from . import paper
-from .bench import figure_class, publish, text_table
-from .finders import Adaptive, register_finder
+from .report import figure_class, publish, text_table
 
 __all__ = ["STEPS", "step_label", "finder_name", "run", "format_table", "plot", "report"]
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .adapters import AdaBoost
-from .bench import figure_class, publish, text_table
-from .dataset import Dataset
-from .finders import Quick
+from ..adapters import AdaBoost
+from ..dataset import Dataset
+from ..finders import Quick
+from .report import figure_class, publish, text_table
 
 __all__ = ["FRACTIONS", "BATCHES", "run", "format_table", "plot", "report"]
 
