@@ -7,7 +7,8 @@ XGBoost evaluates them), ``eps = 1e-16``:
 
 ========  ================================================================
 rmse      sqrt(sum w (p - y)^2 / sum w)
-logloss   -sum w (y log p' + (1 - y) log(1 - p')) / sum w, p' = clip(p, eps, 1 - eps)
+logloss   -sum w (y log max(p, eps) + (1 - y) log max(1 - p, eps)) / sum w, a term with
+          a zero factor counting 0 (so a raw margin p > 1 can give a negative value, as in XGBoost)
 error     sum w e / sum w, e = 1 - y if p > t else y; t = 0.5 or the t of "error@t"
 mlogloss  -sum w log max(p_y, eps) / sum w                        (p: (n, K))
 merror    sum w [argmax_k p_k != y] / sum w                       (the first max on ties)
@@ -35,9 +36,13 @@ def _rmse(p, y, w):
     return float(np.sqrt(np.dot(w, (p - y) ** 2) / w.sum()))
 
 
+def _xlogy(x, y):
+    """x log max(y, eps), and 0 where x = 0 (XGBoost 3.2's logloss kernel)."""
+    return np.where(x == 0, 0.0, x * np.log(np.maximum(y, _EPS)))
+
+
 def _logloss(p, y, w):
-    q = np.clip(p, _EPS, 1.0 - _EPS)
-    return float(-np.dot(w, y * np.log(q) + (1.0 - y) * np.log(1.0 - q)) / w.sum())
+    return float(np.dot(w, _xlogy(-y, p) + _xlogy(-(1.0 - y), 1.0 - p)) / w.sum())
 
 
 def _error(threshold):
