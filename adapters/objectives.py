@@ -21,10 +21,13 @@ multi:softmax       (p_k - [y = k]) w           max(2 p_k (1 - p_k) w, 1e-16)  a
 the weight of positive rows of the logistic objectives, as in XGBoost.
 
 **float32.**  XGBoost keeps each (gradient, hessian) pair as two float32
-(``GradientPair``) and sums them in double.  apsplit computes them in
-float64 and rounds them to float32 (``round_float32``) before the tree
-grower sums them in double, so both libraries add the same numbers and
-grow the same trees; a custom objective's output is rounded likewise.
+(``GradientPair``), computed in float32 arithmetic from the float32
+margins, and sums them in double.  apsplit computes them the same way,
+operation by operation in float32 (numpy's float32 ``exp`` may differ from
+the C library's ``expf`` in the last bit), and hands them to the tree
+grower as float64, which sums them in double: both libraries add (nearly
+always) the same numbers and grow the same trees.  A custom objective's
+output is rounded to float32 likewise (``round_float32``).
 
 **base_score.**  XGBoost 3 stores the intercept in the space of the
 prediction (a probability for the logistic objectives) and starts every
@@ -59,6 +62,44 @@ def _sigmoid(m):
     return 1.0 / (1.0 + np.exp(-m))
 
 
+def _sigmoid32(m):
+    """XGBoost's ``common::Sigmoid`` in float32: 1 / (expf(min(-x, 88.7)) + 1 + 1e-16)."""
+    one = np.float32(1.0)
+    with np.errstate(over="ignore"):
+        e = np.exp(np.minimum(-m, np.float32(88.7)))
+    return one / (e + one + np.float32(1e-16))
+
+
+def _softmax32(m):
+    """XGBoost's ``common::Softmax``: float32 exponentials, their sum in double, cast once."""
+    e = np.exp(m - m.max(axis=1, keepdims=True))
+    wsum = e.sum(axis=1, dtype=np.float64, keepdims=True).astype(np.float32)
+    return e / wsum
+
+
+def _gradient32(name, m, y, w, scale_pos_weight):
+    """The gradient pairs of XGBoost's GetGradient, each operation in float32 (its
+    GradientPair is two float32).  In float64 the logistic hessian p(1 - p) of a
+    confident row would differ from XGBoost's, where 1 - p cancels in float32."""
+    f32 = np.float32
+    one = f32(1.0)
+    if name.startswith("multi:"):
+        p = _softmax32(m)
+        ww = w[:, None]
+        h = np.maximum(f32(2.0) * p * (one - p) * ww, f32(_EPS))
+        onehot = np.zeros_like(p)
+        onehot[np.arange(y.size), y.astype(np.int64)] = one
+        g = (p - onehot) * ww
+        return g, h
+    m = m[:, 0]
+    if name != "reg:squarederror" and scale_pos_weight != one:
+        w = np.where(y == one, w * scale_pos_weight, w)
+    if name == "reg:squarederror":
+        return (m - y) * w, one * w
+    p = _sigmoid32(m)
+    return (p - y) * w, np.maximum(p * (one - p), f32(_EPS)) * w
+
+
 def _softmax(m):
     z = m - m.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -85,11 +126,12 @@ class Objective:
         return num_class if self.multiclass else 1
 
     # -- labels ----------------------------------------------------------------------
-    def check_labels(self, y, num_class, what="label"):
+    def check_labels(self, y, num_class, where="dtrain"):
         """Labels that fit the objective, else a ValueError naming the problem."""
         if y is None:
-            raise ValueError(f"objective {self.name!r} needs labels: the DMatrix has no {what} "
+            raise ValueError(f"objective {self.name!r} needs labels: {where} has no label "
                              f"(DMatrix(X, label=y))")
+        what = f"label of {where}"
         if not np.all(np.isfinite(y)):
             raise ValueError(f"the {what} holds NaN or inf")
         if self.name in ("reg:logistic", "binary:logistic", "binary:logitraw"):
@@ -144,26 +186,11 @@ class Objective:
 
     # -- derivatives and predictions -------------------------------------------------
     def gradient(self, margin, y, w, scale_pos_weight=1.0):
-        """(grad, hess), each (n,) or (n, K), float64 holding float32 values."""
-        if self.multiclass:
-            p = _softmax(margin)
-            onehot = np.zeros_like(p)
-            onehot[np.arange(y.size), y.astype(np.int64)] = 1.0
-            ww = w[:, None]
-            g = (p - onehot) * ww
-            h = np.maximum(2.0 * p * (1.0 - p) * ww, _EPS)
-        else:
-            if self.name != "reg:squarederror" and scale_pos_weight != 1.0:
-                w = np.where(y == 1, w * scale_pos_weight, w)
-            m = margin[:, 0]
-            if self.name == "reg:squarederror":
-                g = (m - y) * w
-                h = w.copy()
-            else:
-                p = _sigmoid(m)
-                g = (p - y) * w
-                h = np.maximum(p * (1.0 - p), _EPS) * w
-        return round_float32(g), round_float32(h)
+        """(grad, hess), each (n,) or (n, K): float64 arrays of float32 values, computed in
+        float32 arithmetic op by op as XGBoost does (``_gradient32``)."""
+        g, h = _gradient32(self.name, np.asarray(margin, np.float32), np.asarray(y, np.float32),
+                           np.asarray(w, np.float32), np.float32(scale_pos_weight))
+        return g.astype(np.float64), h.astype(np.float64)
 
     def transform(self, margin):
         """The prediction for raw margins (n, n_outputs): shape (n,) or (n, K)."""
@@ -221,7 +248,7 @@ def check_gradients(grad, hess, n_rows, n_outputs, where="the custom objective")
         except (TypeError, ValueError):
             raise TypeError(f"{where} returned a {name} that is not numeric: {type(a).__name__}") \
                 from None
-        if a.shape in ((n_rows,), (n_rows, n_outputs)) or (n_outputs > 1 and a.shape == (n_rows * n_outputs,)):
+        if a.shape in ((n_rows * n_outputs,), (n_rows, n_outputs)):
             a = a.reshape(n_rows, n_outputs)
         else:
             want = f"({n_rows},)" if n_outputs == 1 else f"({n_rows}, {n_outputs}) or ({n_rows * n_outputs},)"

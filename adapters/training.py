@@ -35,9 +35,11 @@ yet (``subsample``, ``colsample_*`` ...) raise a ValueError when set away
 from their defaults.
 
 **Margins in float32.**  XGBoost keeps the training margins in a float32
-cache, adds each tree's float32 leaf values to it, and computes the next
-gradients from it; ``train`` does the same, so that the two libraries'
-gradients, hence trees, agree.  ``Booster.predict`` sums in float64.
+cache, adds each tree's leaf values to it (float32(weight) * float32(eta),
+in float32), and computes the next gradients from it; ``train`` does the
+same (also for the evals sets), so that the two libraries' gradients,
+hence trees, agree.  ``Booster.predict`` sums the trees' float64 values
+in float64.
 
 Differences from XGBoost: with a custom objective and no ``eval_metric``
 no built-in metric is evaluated (XGBoost falls back to ``rmse`` on the raw
@@ -371,6 +373,12 @@ def _start_margin(booster, d):
     return margin.astype(np.float32)
 
 
+def _leaf_values32(tree):
+    """XGBoost's leaf values: float32(weight) * float32(eta) in float32 (``SetLeaf``)."""
+    return (np.asarray(tree.base_weight, dtype=np.float32)
+            * np.float32(tree.learning_rate)).astype(np.float32)
+
+
 def _preds_for(m):
     return m[:, 0] if m.shape[1] == 1 else m
 
@@ -428,7 +436,7 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
                 raise ValueError(f"evals[{name!r}] has {d.num_col()} features, dtrain "
                                  f"{dtrain.num_col()}")
             if objective is not None and custom is None:
-                objective.check_labels(d.label, num_class, what=f"label of evals[{name!r}]")
+                objective.check_labels(d.label, num_class, where=f"evals[{name!r}]")
 
     # metrics: checked against the task before any round
     metric_names = list(p.eval_metric)
@@ -496,7 +504,6 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
     container = CallbackContainer(callbacks)
 
     data = dtrain.binned()
-    X = dtrain.data
     labels = dtrain.label
     weights = dtrain.weight if dtrain.weight is not None else np.ones(dtrain.num_row())
     margin = _start_margin(bst, dtrain)
@@ -530,11 +537,13 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
                 assessments += int(a)
             bst.trees.append(tree)
             bst.tree_info.append(k)
-            # XGBoost adds float32 leaf values to a float32 margin cache
-            margin[:, k] += np.asarray(tree.predict(X), dtype=np.float32)
+            # XGBoost adds float32 leaf values to a float32 margin cache; the grower
+            # returns the training rows' leaves (row_leaf), so they are not routed again
+            leaf32 = _leaf_values32(tree)
+            margin[:, k] += leaf32[tree.row_leaf]
             for (d, _), m in zip(evals, eval_margins):
                 if m is not margin:
-                    m[:, k] += np.asarray(tree.predict(d.data), dtype=np.float32)
+                    m[:, k] += leaf32[tree.apply(d.data)]
         if assessments:
             record["assessments"] = assessments
         record["round_seconds"] = time.perf_counter() - start

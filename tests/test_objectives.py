@@ -67,7 +67,7 @@ def test_gradients_are_the_loss_derivatives():
         assert np.all(g == round_float32(g)) and np.all(hess == round_float32(hess))
     p = 1 / (1 + np.exp(-m[:, 0]))
     _, hess = get_objective("reg:logistic").gradient(m, LABELS["reg:logistic"], W)
-    np.testing.assert_allclose(hess, np.maximum(p * (1 - p), 1e-16) * W, rtol=1e-7)
+    np.testing.assert_allclose(hess, np.maximum(p * (1 - p), 1e-16) * W, rtol=1e-6)
     M = RNG.normal(size=(N, 3))
     y = LABELS["multi:softprob"]
     g, hess = get_objective("multi:softprob").gradient(M, y, W)
@@ -159,3 +159,14 @@ def test_custom_forms_receive_labels_and_weights():
 
     g, h = CustomObjective(lightgbm_objective(lgb_style)).gradient(preds, d, 1)
     assert h[:, 0].tolist() == [1, 2, 3, 4]
+
+
+def test_logistic_pairs_are_float32_arithmetic():
+    """A confident row: XGBoost's 1 - p cancels in float32, so its hessian is not the float64
+    one rounded; apsplit's is XGBoost's (float32 operations)."""
+    m = np.array([[12.5], [-3.0]])
+    g, h = get_objective("binary:logistic").gradient(m, np.array([1.0, 0.0]), np.ones(2))
+    f = np.float32
+    p = f(1) / (np.exp(f(-12.5)) + f(1) + f(1e-16))
+    assert h[0] == float(p * (f(1) - p)) and g[0] == float(p - f(1))
+    assert h[0] != round_float32(np.exp(-12.5) / (1 + np.exp(-12.5)) ** 2)

@@ -248,11 +248,11 @@ def test_bad_parameters_and_labels(params, label, match):
 
 
 def test_label_missing_and_early_stopping_without_evals():
-    with pytest.raises(ValueError, match="needs labels: the DMatrix has no label"):
+    with pytest.raises(ValueError, match="needs labels: dtrain has no label"):
         train(BIN, DMatrix(X), 1)
     with pytest.raises(ValueError, match="early_stopping_rounds needs at least one evaluation"):
         train(BIN, DMatrix(X, label=Y_BIN), 2, early_stopping_rounds=1)
-    with pytest.raises(ValueError, match=r"evals\['v'\] has no label"):
+    with pytest.raises(ValueError, match=r"needs labels: evals\['v'\] has no label"):
         train(BIN, DMatrix(X, label=Y_BIN), 1, evals=[(DMatrix(X), "v")])
 
 
