@@ -511,4 +511,5 @@ class APGradientBoostingClassifier(ClassifierMixin, _GradientBoosting):
         return e / e.sum(axis=1, keepdims=True)
 
     def predict(self, X):
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
