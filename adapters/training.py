@@ -41,6 +41,15 @@ same (also for the evals sets), so that the two libraries' gradients,
 hence trees, agree.  ``Booster.predict`` sums the trees' float64 values
 in float64.
 
+**Thresholds.**  The tree grower puts a threshold between the two training
+values a split separates and sends ``x <= threshold`` left; XGBoost sends
+``x < t`` left, t a float32 between the same two values.  On new data a
+value in between (say their midpoint, common with integer features) could
+go either way, so ``train`` sets each tree's ``threshold`` to the largest
+float32 below XGBoost's t: on float32 data (``DMatrix`` rounds X so)
+``x <= threshold`` is then ``x < t``, and apsplit predicts as XGBoost on any
+data.  ``left_value`` / ``right_value`` keep the two training values.
+
 Differences from XGBoost: with a custom objective and no ``eval_metric``
 no built-in metric is evaluated (XGBoost falls back to ``rmse`` on the raw
 margins); every callback's ``after_iteration`` runs even after one asked to
@@ -373,6 +382,22 @@ def _start_margin(booster, d):
     return margin.astype(np.float32)
 
 
+def _use_xgboost_thresholds(tree):
+    """Route new values as XGBoost does: ``threshold`` becomes the largest float32 below
+    XGBoost's t (``NewtonTree.xgboost_split_conditions``), so that ``x <= threshold`` on
+    float32 data is XGBoost's ``x < t``.  The training rows' partition is unchanged
+    (left_value <= threshold < right_value still holds); a value between the two, such
+    as their midpoint, now goes where XGBoost sends it."""
+    split = tree.feature >= 0
+    if not split.any():
+        return
+    t = tree.xgboost_split_conditions()
+    below = np.nextafter(t[split], np.float32(-np.inf)).astype(np.float64)
+    threshold = np.array(tree.threshold, dtype=np.float64, copy=True)
+    threshold[split] = below
+    tree.threshold = threshold
+
+
 def _leaf_values32(tree):
     """XGBoost's leaf values: float32(weight) * float32(eta) in float32 (``SetLeaf``)."""
     return (np.asarray(tree.base_weight, dtype=np.float32)
@@ -531,6 +556,7 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
                                            np.ascontiguousarray(hess[:, k]), tree_params,
                                            method=p.method)
             record["seconds"] += time.perf_counter() - t0
+            _use_xgboost_thresholds(tree)
             record["nodes"] += int(tree.node_count)
             a = getattr(tree, "assessments", None)
             if a is not None:
