@@ -342,8 +342,8 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
     admissible split gains more than 1e-6; gamma is applied afterwards by pruning.
     """
     if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(f"unknown method {method!r} for Newton trees: they support "
-                         f"{' and '.join(repr(m) for m in METHODS)} for now")
+        raise ValueError(f"Newton trees support method='exhaustive' only for now (quick and "
+                         f"adaptive are not written for gradients yet); got method={method!r}")
     if not isinstance(data, NewtonData):
         raise TypeError(f"data must be an apsplit.newton.NewtonData, got {type(data).__name__}; "
                         f"wrap X as NewtonData(X)")
