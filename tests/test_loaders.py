@@ -113,3 +113,43 @@ def test_errors(tmp_path):
     with pytest.raises(ValueError, match="one.uci"):
         load_file(one_column, "uci")
 
+
+
+def _write_idx(path, magic, array):
+    header = magic.to_bytes(4, "big") + b"".join(d.to_bytes(4, "big") for d in array.shape)
+    with gzip.open(path, "wb") as out:
+        out.write(header + array.astype(np.uint8).tobytes())
+
+
+def test_npz_and_idx(tmp_path):
+    """MNIST's two file forms: an npz of X and y, and the canonical idx images/labels pair."""
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, (5, 3, 2))
+    labels = np.array([3, 1, 3, 0, 9])
+    np.savez(tmp_path / "train.npz", X=images.reshape(5, 6).astype(np.uint8), y=labels)
+    _write_idx(tmp_path / "t-images-idx3-ubyte.gz", 2051, images)
+    _write_idx(tmp_path / "t-labels-idx1-ubyte.gz", 2049, labels)
+    for got in (load_file(tmp_path / "train.npz", "npz"),
+                load_file(tmp_path / "t-images-idx3-ubyte.gz", "idx")):
+        X, y, classes = got
+        np.testing.assert_array_equal(X, images.reshape(5, 6))
+        np.testing.assert_array_equal(classes[y], labels)
+
+
+def test_npz_and_idx_errors(tmp_path):
+    np.savez(tmp_path / "no_y.npz", X=np.zeros((2, 2)))
+    with pytest.raises(ValueError, match=r"needs arrays X and y, it lacks \['y'\]"):
+        load_file(tmp_path / "no_y.npz", "npz")
+    np.savez(tmp_path / "short.npz", X=np.zeros((2, 2)), y=np.zeros(3))
+    with pytest.raises(ValueError, match="one label per row"):
+        load_file(tmp_path / "short.npz", "npz")
+    _write_idx(tmp_path / "a-images-idx3-ubyte.gz", 2051, np.zeros((2, 2, 2)))
+    with pytest.raises(DataFileNotFoundError, match="no labels file a-labels-idx1-ubyte.gz"):
+        load_file(tmp_path / "a-images-idx3-ubyte.gz", "idx")
+    _write_idx(tmp_path / "a-labels-idx1-ubyte.gz", 2049, np.zeros(3))
+    with pytest.raises(ValueError, match="expected images"):
+        load_file(tmp_path / "a-images-idx3-ubyte.gz", "idx")
+    _write_idx(tmp_path / "b-images-idx3-ubyte.gz", 7, np.zeros(2))
+    (tmp_path / "b-labels-idx1-ubyte.gz").write_bytes(b"")
+    with pytest.raises(ValueError, match="not an idx file"):
+        load_file(tmp_path / "b-images-idx3-ubyte.gz", "idx")

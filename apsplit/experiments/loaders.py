@@ -19,7 +19,7 @@ from sklearn.datasets import load_svmlight_file
 __all__ = ["BUNDLED", "BundledSet", "load_bundled", "load_satimage", "load_file", "FORMATS",
            "DataFileNotFoundError"]
 
-FORMATS = ("svm", "uci", "tsv")
+FORMATS = ("svm", "uci", "tsv", "npz", "idx")
 
 
 class DataFileNotFoundError(FileNotFoundError, ValueError):
@@ -76,6 +76,53 @@ def _open_text(path):
     return open(path)
 
 
+def _read_npz(path):
+    """A numpy .npz archive holding arrays ``X`` (rows x features) and ``y`` (labels)."""
+    with np.load(path) as archive:
+        missing = {"X", "y"} - set(archive.files)
+        if missing:
+            raise ValueError(f"{path}: an npz data file needs arrays X and y, it lacks "
+                             f"{sorted(missing)}")
+        X, labels = archive["X"], archive["y"]
+    if X.ndim != 2 or labels.shape != (X.shape[0],):
+        raise ValueError(f"{path}: X must be 2-d and y hold one label per row, got shapes "
+                         f"{X.shape} and {labels.shape}")
+    return _encode(X, labels)
+
+
+IDX_MAGIC = {2049: 1, 2051: 3}  # labels (n,), images (n, rows, cols): magic number -> dimensions
+
+
+def _read_idx_array(path):
+    """An MNIST idx file of unsigned bytes (plain or .gz): magic, sizes, then the data."""
+    with (gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")) as raw:
+        data = raw.read()
+    magic = int.from_bytes(data[:4], "big")
+    if magic not in IDX_MAGIC:
+        raise ValueError(f"{path}: not an idx file of unsigned bytes (magic {magic}, expected "
+                         f"2049 for labels or 2051 for images)")
+    ndim = IDX_MAGIC[magic]
+    shape = tuple(int.from_bytes(data[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim))
+    values = np.frombuffer(data, np.uint8, offset=4 + 4 * ndim)
+    if values.size != np.prod(shape):
+        raise ValueError(f"{path}: the header gives shape {shape}, the file holds {values.size} bytes")
+    return values.reshape(shape)
+
+
+def _read_idx(path):
+    """MNIST's idx pair: ``path`` is the images file (``*-images-idx3-ubyte[.gz]``); the labels
+    are the file beside it named ``*-labels-idx1-ubyte[.gz]``."""
+    labels_path = path.with_name(path.name.replace("images-idx3", "labels-idx1"))
+    if labels_path == path or not labels_path.is_file():
+        raise DataFileNotFoundError(f"{path}: no labels file {labels_path.name} beside the images "
+                                    "file (format 'idx' reads MNIST's images-idx3/labels-idx1 pair)")
+    images, labels = _read_idx_array(path), _read_idx_array(labels_path)
+    if images.ndim != 3 or labels.ndim != 1 or images.shape[0] != labels.shape[0]:
+        raise ValueError(f"{path}: expected images (n, rows, cols) and n labels, got "
+                         f"{images.shape} and {labels.shape}")
+    return _encode(images.reshape(images.shape[0], -1), labels)
+
+
 def bundled_path(filename):
     """The path of a file in ``apsplit/data``."""
     with resources.as_file(resources.files("apsplit.data").joinpath(filename)) as path:
@@ -108,6 +155,8 @@ def load_file(path, format, n_features=None):
                     fixes the number of columns, e.g. 123 for a8a)
              "uci"  whitespace- or comma-separated numbers, label last
              "tsv"  tab-separated numbers, label first
+             "npz"  numpy archive with arrays X and y (e.g. MNIST's training set)
+             "idx"  MNIST's idx images file, its labels file beside it
     """
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r} for {path}; choose one of {list(FORMATS)}")
@@ -116,6 +165,10 @@ def load_file(path, format, n_features=None):
     path = Path(path)
     if not path.is_file():
         raise DataFileNotFoundError(f"no such data file: {path}")
+    if format == "npz":
+        return _read_npz(path)
+    if format == "idx":
+        return _read_idx(path)
     if format == "svm":
         try:
             X, labels = load_svmlight_file(str(path), n_features=n_features)

@@ -121,7 +121,7 @@ def _check_options(clients, methods, bounds, exact_rounds):
 
 
 # -- data -------------------------------------------------------------------------------
-def load_data(path, fmt=None, rows=None, test=None):
+def load_data(path, fmt=None, rows=None, test=None, test_fmt=None):
     """{"name", "X", "y", "X_test", "y_test"} of a data file or a bundled dataset (y: the
     original labels).
 
@@ -129,20 +129,21 @@ def load_data(path, fmt=None, rows=None, test=None):
     datasets bundled with apsplit (``loaders.BUNDLED``; ``fmt`` None or its format), whose
     test file, if it has one, is the test set unless ``test`` is given.  ``rows`` keeps the
     first ``rows`` rows (e.g. the paper's A6A is the first 11220 rows of a8a).  ``test`` is a
-    second file of the same format and features; without one X_test and y_test are None.
+    second file with the same features, of format ``test_fmt`` (default ``fmt``); without
+    one X_test and y_test are None.
     """
     name = str(path)
     if name in BUNDLED and not Path(path).exists():
-        return _bundled_data(name, fmt, rows, test)
+        return _bundled_data(name, fmt, rows, test, test_fmt)
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} for the data file {path}; choose one of "
                          f"{', '.join(FORMATS)} (or name a bundled dataset: {', '.join(BUNDLED)})")
     X, codes, classes = load_file(path, fmt)
     data = {"name": Path(path).name, "X": X, "y": classes[codes], "X_test": None, "y_test": None}
-    return _with_test(data, fmt, test, rows)
+    return _with_test(data, test_fmt or fmt, test, rows)
 
 
-def _bundled_data(name, fmt, rows, test):
+def _bundled_data(name, fmt, rows, test, test_fmt):
     """``load_data`` of a bundled dataset."""
     spec = BUNDLED[name]
     if fmt not in (None, spec.format):
@@ -152,11 +153,12 @@ def _bundled_data(name, fmt, rows, test):
     if test is None and spec.test is not None:
         X_test, test_codes, test_classes = load_bundled(name, "test")
         data["X_test"], data["y_test"] = X_test, test_classes[test_codes]
-    return _with_test(data, spec.format, test, rows)
+    return _with_test(data, test_fmt or spec.format, test, rows)
 
 
 def _with_test(data, fmt, test, rows):
-    """``data`` with the test file ``test`` (if any) read and checked, then ``first_rows``."""
+    """``data`` with the test file ``test`` (format ``fmt``, if any) read and checked, then
+    ``first_rows``."""
     X = data["X"]
     if test is not None:
         path = data["name"]
@@ -474,15 +476,16 @@ FORMAT_HELP = ("the data file's format (not needed for a bundled dataset): svm: 
                "uci: numbers, label last; tsv: tab-separated, label first; .gz/.bz2 are read directly")
 
 
-def add_sweep_arguments(parser, *, rounds_default, json_default, plot_default):
-    """--data, --format, --rows, --rounds, --depth, --json and --plot of the sweeps
-    (``benchmarks.quick_sweep``, ``benchmarks.steps``)."""
+def add_sweep_arguments(parser, *, rounds_default, json_default, plot_default, depth=True):
+    """--data, --format, --rows, --rounds, --depth (unless ``depth`` is False), --json and
+    --plot of the sweeps (``benchmarks.quick_sweep``, ``benchmarks.steps``, ``benchmarks.depths``)."""
     parser.add_argument("--data", required=True, help=DATA_HELP)
     parser.add_argument("--format", choices=FORMATS, help=FORMAT_HELP)
     parser.add_argument("--rows", type=count(1), help="keep the first N rows (default all)")
     parser.add_argument("--rounds", type=count(1), default=rounds_default,
                         help=f"boosting rounds (default {rounds_default})")
-    parser.add_argument("--depth", type=count(1), default=3, help="tree depth (default 3)")
+    if depth:
+        parser.add_argument("--depth", type=count(1), default=3, help="tree depth (default 3)")
     parser.add_argument("--json", default=json_default)
     parser.add_argument("--plot", default=plot_default)
 
@@ -504,7 +507,10 @@ def add_arguments(parser, *, data, rounds_default, quick_rounds, json_default, p
     if data:
         parser.add_argument("--data", type=Path, required=True, help=DATA_HELP)
         parser.add_argument("--format", choices=FORMATS, help=FORMAT_HELP)
-        parser.add_argument("--test", type=Path, help="a test file (same format); test errors are "
+        parser.add_argument("--test-format", choices=FORMATS,
+                            help="the test file's format, if not --format's (e.g. MNIST: "
+                                 "--format npz --test t10k-images-idx3-ubyte.gz --test-format idx)")
+        parser.add_argument("--test", type=Path, help="a test file; test errors are "
                                                       "reported only with a test set (a bundled "
                                                       "dataset's test file is used by default)")
     parser.add_argument("--rows", type=count(1), help="keep the first N rows (default all; e.g. the "
@@ -555,7 +561,7 @@ def report(args, parser, data=None, rounds_default=500, quick_rounds=10):
     try:
         _check_options(args.clients, args.methods, args.lower_bounds, args.exact_rounds)
         if data is None:
-            data = load_data(args.data, args.format, None, args.test)
+            data = load_data(args.data, args.format, None, args.test, args.test_format)
         rows = args.rows
         if rows is None and args.quick:
             rows = min(1000, data["X"].shape[0])
