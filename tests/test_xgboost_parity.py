@@ -53,7 +53,7 @@ ROUNDS = 20
 
 def _data(name, rows, nan=0.0, seed=0, held_out=False):
     """A random subset of ``rows`` rows (float32 values; ``nan``: that share set to NaN); with
-    ``held_out``, also up to 1000 of the other rows, for predictions on data not trained on."""
+    ``held_out``, also up to 1000 of the other rows and their labels, for data not trained on."""
     X, y, classes = load_bundled(name)
     rng = np.random.default_rng(seed)
     n = X.shape[0]
@@ -68,7 +68,7 @@ def _data(name, rows, nan=0.0, seed=0, held_out=False):
             X = X.copy()
             X[rng.random(X.shape) < nan] = np.nan
     if held_out:
-        return X[idx], y[idx], X[other]
+        return X[idx], y[idx], X[other], y[other]
     return X[idx], y[idx]
 
 
@@ -179,7 +179,7 @@ def check_same_model(ba, bx, X, X_new=None):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_same_trees_as_xgboost_exact(case):
     name, rows, objective, label, depth, extra, nan = CASES[case]
-    X, y, X_new = _data(name, rows, nan, held_out=True)
+    X, y, X_new, _ = _data(name, rows, nan, held_out=True)
     params = {"objective": objective, "max_depth": depth, "eta": 0.3, "base_score": 0.5, **extra}
     ba, bx = run_both(X, label(y).astype(np.float64), params)
     ties = check_same_model(ba, bx, X, X_new)
@@ -235,3 +235,31 @@ def test_custom_multiclass_objective_same_model():
     ba, bx = run_both(X, y.astype(float), {"max_depth": 2, "num_class": 6, "base_score": 0.0},
                       rounds=5, obj=softprob_obj)
     assert not check_same_model(ba, bx, X)
+
+
+@pytest.mark.parametrize("objective,metrics,label", [
+    ("binary:logistic", ["logloss", "error", "auc"], lambda y: (y == 0)),
+    ("multi:softmax", ["mlogloss", "merror", "auc"], lambda y: y),
+])
+def test_evals_result_and_early_stopping_as_xgboost(objective, metrics, label):
+    """The same evaluation log, round by round, and the same best iteration."""
+    X, y, X_new, y_new = _data("satimage", 800, held_out=True)
+    y, y_new = label(y).astype(float), label(y_new).astype(float)
+    params = {"objective": objective, "max_depth": 3, "base_score": 0.5, "eval_metric": metrics,
+              "eta": 0.5}
+    if objective.startswith("multi"):
+        params["num_class"] = 6
+    ours, theirs = {}, {}
+    dx, dxn = xgb.DMatrix(X, label=y), xgb.DMatrix(X_new, label=y_new)
+    bx = xgb.train({**params, "tree_method": "exact", "nthread": 1}, dx, 30,
+                   evals=[(dx, "train"), (dxn, "valid")], evals_result=theirs,
+                   early_stopping_rounds=3, verbose_eval=False)
+    da, dan = DMatrix(X, label=y), DMatrix(X_new, label=y_new)
+    ba = train(params, da, 30, evals=[(da, "train"), (dan, "valid")], evals_result=ours,
+               early_stopping_rounds=3, verbose_eval=False)
+    assert ba.best_iteration == bx.best_iteration
+    assert ba.num_boosted_rounds() == bx.num_boosted_rounds()
+    for data in ("train", "valid"):
+        for m in metrics:
+            np.testing.assert_allclose(ours[data][m], theirs[data][m], rtol=1e-5, atol=1e-6,
+                                       err_msg=f"{data}-{m}")
