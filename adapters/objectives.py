@@ -1,4 +1,4 @@
-"""XGBoost's built-in objectives, and the custom-objective forms of XGBoost, LightGBM and scikit-learn.
+"""XGBoost's built-in objectives; the custom-objective forms of XGBoost, LightGBM, scikit-learn.
 
 An objective turns raw margins into first and second derivatives of the
 loss, one pair per row and output (``reg:*`` and ``binary:*``: one output;
@@ -251,7 +251,8 @@ def check_gradients(grad, hess, n_rows, n_outputs, where="the custom objective")
         if a.shape in ((n_rows * n_outputs,), (n_rows, n_outputs)):
             a = a.reshape(n_rows, n_outputs)
         else:
-            want = f"({n_rows},)" if n_outputs == 1 else f"({n_rows}, {n_outputs}) or ({n_rows * n_outputs},)"
+            want = (f"({n_rows},)" if n_outputs == 1
+                    else f"({n_rows}, {n_outputs}) or ({n_rows * n_outputs},)")
             raise ValueError(f"{where} returned {name} of shape {a.shape}; expected {want} "
                              f"(rows x outputs)")
         if not np.all(np.isfinite(a)):
@@ -311,7 +312,8 @@ def sklearn_objective(func):
 
     def obj(preds, dtrain):
         if n_params >= 3:
-            return func(dtrain.get_label(), preds, dtrain.get_weight() if dtrain.has_weight else None)
+            weight = dtrain.get_weight() if dtrain.has_weight else None
+            return func(dtrain.get_label(), preds, weight)
         return func(dtrain.get_label(), preds)
     obj.__name__ = getattr(func, "__name__", "sklearn_objective")
     obj.__wrapped__ = func

@@ -62,7 +62,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from .callback import CallbackContainer, EarlyStopping, EvaluationMonitor, ProgressBar
 from .dmatrix import DMatrix, as_dmatrix, prepare_X

@@ -29,7 +29,6 @@ How the numbers are measured
 Used by ``python -m benchmarks.gbm``.
 """
 
-import argparse
 import datetime
 import platform
 import time
