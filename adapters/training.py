@@ -363,14 +363,16 @@ class Booster:
 
 
 # ------------------------------------------------------------------------ train
-def _evals(evals, dtrain):
+def _evals(evals, dtrain, given):
+    """[(DMatrix, name)]; the training data (``given`` as passed) maps to ``dtrain`` itself."""
     if evals is None:
         return []
     out = []
     for pair in evals:
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and isinstance(pair[1], str)):
             raise TypeError(f"evals must be a list of (DMatrix, name) pairs, got {pair!r}")
-        d = dtrain if pair[0] is dtrain else as_dmatrix(pair[0], f"evals[{pair[1]!r}]")
+        d = dtrain if pair[0] is given or pair[0] is dtrain else \
+            as_dmatrix(pair[0], f"evals[{pair[1]!r}]")
         out.append((d, pair[1]))
     return out
 
@@ -433,8 +435,9 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
     p = parse_params(params)
     if not (isinstance(num_boost_round, (int, np.integer)) and num_boost_round >= 0):
         raise ValueError(f"num_boost_round must be a non-negative integer, got {num_boost_round!r}")
+    given = dtrain
     dtrain = as_dmatrix(dtrain, "dtrain")
-    evals = _evals(evals, dtrain)
+    evals = _evals(evals, dtrain, given)
     newton = _newton()
     tree_params = newton.NewtonParams(**p.tree)
 
