@@ -288,3 +288,8 @@ def test_booster_api():
     bst.set_attr(note="x")
     assert bst.attr("note") == "x" and bst.attributes() == {"note": "x"}
     assert "binary:logistic" in repr(bst)
+
+
+def test_method_is_the_engines_choice(dtrain):
+    with pytest.raises(ValueError, match="(?s)exhaustive.*adaptive|adaptive.*exhaustive"):
+        train({**BIN, "method": "adaptive"}, dtrain, 1)
