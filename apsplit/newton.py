@@ -97,6 +97,11 @@ def _refuse_inf(values, what="X"):
         raise ValueError(f"{what} contains inf; Newton trees take finite values, NaN for missing")
 
 
+def _refuse_empty(n, K):
+    if n == 0 or K == 0:
+        raise ValueError(f"X is empty (shape {(n, K)})")
+
+
 def _dense(X):
     try:
         X = np.asarray(X, dtype=np.float64)
@@ -137,27 +142,32 @@ class NewtonData:
             csc = sp.csc_matrix(X, dtype=np.float64, copy=True)
             csc.sum_duplicates()
             n, K = csc.shape
+            _refuse_empty(n, K)
             _refuse_inf(csc.data)
             col = np.repeat(np.arange(K, dtype=np.int64), np.diff(csc.indptr))
             row, val = csc.indices.astype(np.int64), csc.data
+            present = ~np.isnan(val)
+            row, col, val = row[present], col[present], val[present]
+            order = np.lexsort((row, val, col))  # by column, then value, then row
+            counts = np.bincount(col, minlength=K)
+            row, val = row[order], val[order]
             self.is_sparse = True
         else:
             X = _dense(X)
             n, K = X.shape
+            _refuse_empty(n, K)
             _refuse_inf(X)
-            row, col = np.nonzero(~np.isnan(X))
+            order = np.argsort(X, axis=0, kind="stable")  # NaN last; ties by row
+            counts = n - np.count_nonzero(np.isnan(X), axis=0)
+            row = np.concatenate([order[:counts[k], k] for k in range(K)])
+            col = np.repeat(np.arange(K), counts)
             val = X[row, col]
             self.is_sparse = False
-        if n == 0 or K == 0:
-            raise ValueError(f"X is empty (shape {(n, K)})")
-        present = ~np.isnan(val)
-        row, col, val = row[present], col[present], val[present]
-        order = np.lexsort((row, val, col))
         self.n_rows, self.n_features = int(n), int(K)
         self.indptr = np.zeros(K + 1, np.int64)
-        np.cumsum(np.bincount(col, minlength=K), out=self.indptr[1:])
-        self.rows = row[order].astype(np.int32 if n < 2 ** 31 else np.int64)
-        self.values = np.ascontiguousarray(val[order])
+        np.cumsum(counts, out=self.indptr[1:])
+        self.rows = row.astype(np.int32 if n < 2 ** 31 else np.int64)
+        self.values = np.ascontiguousarray(val, dtype=np.float64)
         self.n_present = np.diff(self.indptr)
         lo, hi = self.indptr[:-1], self.indptr[1:]
         nonempty = hi > lo
@@ -356,6 +366,8 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
                          f"trees need hessians >= 0 (XGBoost would drop those rows)")
     rows = np.sort(v.check_indices(rows, data.n_rows, "rows"))
     features = np.sort(v.check_indices(features, data.n_features, "features"))
-    kernel_tree = newton_grow.grow_newton(data.columns(), grad, hess, rows, features,
+    gh = np.empty((data.n_rows, 2))
+    gh[:, 0], gh[:, 1] = grad, hess
+    kernel_tree = newton_grow.grow_newton(data.columns(), gh, rows, features,
                                           params.kernel_params(rows.size))
     return NewtonTree(kernel_tree, data.n_features, params.learning_rate)

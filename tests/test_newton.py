@@ -481,7 +481,7 @@ def satimage():
 @pytest.mark.parametrize("max_depth", [3, 6])
 def test_same_trees_as_xgboost_satimage(satimage, max_depth):
     X, y = satimage
-    assert_same_as_xgboost(X, logistic(y), NewtonParams(max_depth=max_depth), rounds=4)
+    assert_same_as_xgboost(X, logistic(y), NewtonParams(max_depth=max_depth), rounds=20)
 
 
 def test_same_trees_as_xgboost_satimage_with_nan(satimage):
@@ -536,6 +536,8 @@ def test_bad_params(kwargs, error, match):
     (sp.csr_matrix(np.array([[1.0, -np.inf]])), ValueError, "inf"),
     (np.zeros(3), ValueError, "2-dimensional"),
     (np.zeros((0, 3)), ValueError, "empty"),
+    (np.zeros((3, 0)), ValueError, "empty"),
+    (sp.csr_matrix((0, 2)), ValueError, "empty"),
     (np.array([["a", "b"]], dtype=object), TypeError, "numeric"),
 ])
 def test_bad_data(X, error, match):

@@ -99,8 +99,8 @@ def level_stats(rows, active, m, params, score):
     for p in range(active.shape[0]):
         r = active[p]
         s = rows.position[r]
-        g = rows.grad[r]
-        h = rows.hess[r]
+        g = rows.gh[r, 0]
+        h = rows.gh[r, 1]
         level.grad[s] += g
         level.hess[s] += h
         level.n_pos[s] += h > 0.0
@@ -114,19 +114,20 @@ def level_stats(rows, active, m, params, score):
     return level
 
 
-def _grow(cols, grad, hess, root_rows, features, params):
+def _grow(cols, gh, root_rows, features, params):
     """Grow one tree on the rows ``root_rows`` (sorted) and the candidate ``features``
-    (sorted): ``cols`` a ``newton_split.Columns``, ``params`` a ``newton_split.Params``.
+    (sorted): ``cols`` a ``newton_split.Columns``, ``gh`` the (n, 2) array of every
+    row's (g, h), ``params`` a ``newton_split.Params``.
     Returns (Tree of ``params.capacity`` nodes, number of nodes).
 
     The criterion's jitted functions ``score(G, H, params)`` and ``weight(G, H,
     params)`` are free names here, bound as compile-time constants by ``specialise``.
     """
-    n_rows = grad.shape[0]
+    n_rows = gh.shape[0]
     n_features = cols.indptr.shape[0] - 1
     tree = _new_tree(params.capacity, n_rows)
-    position = np.full(n_rows, -1, np.int64)
-    moved = np.full(n_rows, -1, np.int64)
+    position = np.full(n_rows, -1, np.int32)
+    moved = np.full(n_rows, -1, np.int32)
     active = root_rows.copy()
     for p in range(active.shape[0]):
         position[active[p]] = 0
@@ -135,7 +136,7 @@ def _grow(cols, grad, hess, root_rows, features, params):
     n_nodes = 1
     for depth in range(params.max_depth + 1):
         m = slot_node.shape[0]
-        rows = Rows(grad, hess, position)
+        rows = Rows(gh, position)
         level = level_stats(rows, active, m, params, score)
         for s in range(m):
             node = slot_node[s]
@@ -276,9 +277,9 @@ def compact(tree, n_nodes):
     return out
 
 
-def _grow_tree(cols, grad, hess, root_rows, features, params):
+def _grow_tree(cols, gh, root_rows, features, params):
     """``_grow``, then gamma pruning and compaction: the finished ``Tree``."""
-    tree, n_nodes = grow(cols, grad, hess, root_rows, features, params)
+    tree, n_nodes = grow(cols, gh, root_rows, features, params)
     prune(tree, n_nodes, params.gamma)
     return compact(tree, n_nodes)
 
@@ -311,4 +312,4 @@ def specialise(score, weight, name, cache=False):
 grow_newton = specialise(newton_score, newton_weight, "newton", cache=True)
 grow_newton.__doc__ = """XGBoost's Newton tree: ``_grow_tree`` with ``newton_score`` and ``newton_weight``.
 
-(cols, grad, hess, root_rows, features, params) -> Tree; see ``_grow``."""
+(cols, gh, root_rows, features, params) -> Tree; see ``_grow``."""

@@ -115,11 +115,14 @@ class Columns(NamedTuple):
 
 
 class Rows(NamedTuple):
-    """The rows' statistics and their open node: ``position[row]`` is its slot in the
-    level, -1 for rows outside the tree or in a finished leaf."""
+    """The rows' statistics and their open node.
 
-    grad: np.ndarray
-    hess: np.ndarray
+    ``gh[row]`` = (g, h), side by side so that a row costs one cache line when the
+    column visits rows in value order; ``position[row]`` (int32) is the row's slot
+    in the level, -1 for rows outside the tree or in a finished leaf.
+    """
+
+    gh: np.ndarray
     position: np.ndarray
 
 
@@ -254,7 +257,7 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
     """
     lo, hi = cols.indptr[f], cols.indptr[f + 1]
     col_rows, col_values = cols.rows, cols.values
-    grad, hess, position = rows.grad, rows.hess, rows.position
+    gh, position = rows.gh, rows.position
     run_grad, run_hess, run_pos, run_rows, last = run.grad, run.hess, run.n_pos, run.n_rows, run.last
     missing = run.missing
     for i in range(hi - lo):
@@ -270,8 +273,8 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
                 _record(best, level, s, gain, f, False, last[s], v)
             else:
                 _record(best, level, s, gain, f, True, v, last[s])
-        h = hess[r]
-        run_grad[s] += grad[r]
+        h = gh[r, 1]
+        run_grad[s] += gh[r, 0]
         run_hess[s] += h
         run_pos[s] += h > 0.0
         run_rows[s] += 1
