@@ -206,6 +206,24 @@ class DMatrix:
             return np.zeros(0, dtype=np.float32)
         return self._base_margin.astype(np.float32)
 
+    def num_nonmissing(self):
+        """How many entries are present (not missing)."""
+        if sp.issparse(self.data):
+            return int(self.data.nnz)
+        return int(np.count_nonzero(~np.isnan(self.data)))
+
+    def slice(self, rindex):
+        """A DMatrix of the rows ``rindex`` (indices), with their labels, weights and margins."""
+        rows = np.asarray(rindex, dtype=np.int64)
+        out = DMatrix.__new__(DMatrix)
+        out.data = self.data[rows]
+        out._binned = None
+        out._feature_names = self._feature_names
+        out._label = None if self._label is None else self._label[rows]
+        out._weight = None if self._weight is None else self._weight[rows]
+        out._base_margin = None if self._base_margin is None else self._base_margin[rows]
+        return out
+
     @property
     def has_weight(self):
         return self._weight is not None

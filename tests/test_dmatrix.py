@@ -83,3 +83,12 @@ def test_setters_and_pickle():
     assert d.get_base_margin().tolist() == pytest.approx([0.1, 0.2, 0.3])
     e = pickle.loads(pickle.dumps(d))
     assert e.get_label().tolist() == [1, 0, 1] and e._binned is None
+
+
+def test_slice_and_counts():
+    d = DMatrix(X, label=[0, 1, 2], weight=[1, 2, 3])
+    assert d.num_nonmissing() == 7
+    part = d.slice([2, 0])
+    assert part.num_row() == 2 and part.get_label().tolist() == [2, 0]
+    assert part.get_weight().tolist() == [3, 1] and np.isnan(part.data[0, 0])
+    assert DMatrix(sp.csr_matrix(np.eye(3))).slice([1]).num_nonmissing() == 1
