@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import newton_oracle as oracle
+from apsplit.experiments.loaders import load_bundled
 from apsplit.newton import NewtonData, NewtonParams, NewtonTree, grow_newton_tree
 from strategies import scaled
 
@@ -473,8 +474,7 @@ def test_same_trees_as_xgboost_squared_error():
 
 @pytest.fixture(scope="module")
 def satimage():
-    from apsplit.datasets import load_satimage
-    X, y, _ = load_satimage()
+    X, y, _ = load_bundled("satimage")
     return X, (y == 0).astype(float)
 
 
@@ -490,6 +490,31 @@ def test_same_trees_as_xgboost_satimage_with_nan(satimage):
     X = X.copy()
     X[rng.random(X.shape) < 0.05] = np.nan
     assert_same_as_xgboost(X, logistic(y), NewtonParams(max_depth=6), rounds=3)
+
+
+@pytest.mark.parametrize("name, max_depth, nan", [
+    ("pendigits", 6, 0.0),
+    ("pendigits", 6, 0.05),
+    ("higgs7k", 6, 0.0),
+    ("higgs7k", 3, 0.05),
+    ("agaricus", 6, 0.0),
+    ("a8a", 6, 0.0),
+])
+def test_same_trees_as_xgboost_bundled(name, max_depth, nan):
+    """The bundled sets, one class against the rest, 20 rounds (the sparse ones as
+    scipy.sparse: absent entries are missing to both libraries; ``nan``: that share of
+    the dense values made missing at random)."""
+    X, y, _ = load_bundled(name)
+    y = (y == y[0]).astype(float)
+    sparse = sp.issparse(X)
+    if sparse:
+        dense = np.full(X.shape, np.nan)
+        coo = X.tocoo()
+        dense[coo.row, coo.col] = coo.data
+        X = dense
+    elif nan:
+        X = np.where(np.random.default_rng(8).random(X.shape) < nan, np.nan, X)
+    assert_same_as_xgboost(X, logistic(y), NewtonParams(max_depth=max_depth), 20, sparse=sparse)
 
 
 def test_default_direction_without_missing():
