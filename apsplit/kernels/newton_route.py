@@ -1,0 +1,62 @@
+"""Routing rows down a Newton tree: x <= threshold goes left, a missing value the default way.
+
+A value is missing when it is NaN (dense X or a stored entry of sparse X) or,
+in sparse X, when the row stores no entry for the feature: XGBoost's DMatrix
+reads scipy.sparse input the same way (an absent entry is missing, not zero).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .sort import bisect_left
+
+LEAF = -1
+
+
+class Splits(NamedTuple):
+    """The arrays of a tree that routing reads."""
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    default_left: np.ndarray
+    children_left: np.ndarray
+    children_right: np.ndarray
+
+
+@njit(cache=True, inline='always')
+def _next(splits, node, x):
+    if np.isnan(x):
+        go_left = splits.default_left[node]
+    else:
+        go_left = x <= splits.threshold[node]
+    return splits.children_left[node] if go_left else splits.children_right[node]
+
+
+@njit(cache=True)
+def apply_dense(splits, X):
+    """Leaf of every row of the dense (n, K) matrix X (NaN = missing)."""
+    out = np.empty(X.shape[0], np.int64)
+    for i in range(X.shape[0]):
+        node = 0
+        while splits.feature[node] != LEAF:
+            node = _next(splits, node, X[i, splits.feature[node]])
+        out[i] = node
+    return out
+
+
+@njit(cache=True)
+def apply_csr(splits, indptr, indices, data):
+    """Leaf of every row of a CSR matrix with sorted indices (absent or NaN = missing)."""
+    n = indptr.shape[0] - 1
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        node = 0
+        while splits.feature[node] != LEAF:
+            k = splits.feature[node]
+            e = bisect_left(indices, indptr[i], indptr[i + 1], k)
+            x = data[e] if e < indptr[i + 1] and indices[e] == k else np.nan
+            node = _next(splits, node, x)
+        out[i] = node
+    return out

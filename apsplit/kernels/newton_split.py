@@ -1,0 +1,307 @@
+"""XGBoost's Newton criterion, and the scan of one sorted column for every open node of a level.
+
+The criterion.  A node holds rows with gradients g_i and hessians h_i >= 0; a
+child with sums (G, H) gets the weight (XGBoost's ``CalcWeight``)
+
+    w(G, H) = -T(G) / (H + lambda),   T(G) = sign(G) max(|G| - alpha, 0),
+
+clipped to [-max_delta_step, max_delta_step] when max_delta_step > 0, and 0 when
+H <= 0.  Its *score* is the loss reduction of that leaf against the weight 0,
+
+    s(G, H) = -(2 G w + (H + lambda) w^2 + 2 alpha |w|)   at w = w(G, H)    (0 when H <= 0),
+
+which for max_delta_step = 0 equals T(G)^2 / (H + lambda).  Proof: the
+regularised second-order loss of a leaf, 2 x [G w + (H + lambda) w^2 / 2 + alpha |w|],
+is a convex function of w whose minimiser is -T(G) / (H + lambda) (the L1 term
+is a soft threshold: for G > alpha the subgradient condition reads
+G + (H + lambda) w - alpha = 0 with w < 0, symmetrically for G < -alpha, and
+w = 0 is optimal for |G| <= alpha); substituting it gives
+-(2 G w + (H + lambda) w^2 + 2 alpha |w|) = T(G)^2 / (H + lambda).  With the
+clip, s is the same quadratic at the clipped w, which is what XGBoost computes
+(``CalcGainGivenWeight``).  The gain of a split into L and R is
+
+    gain = s(L) + s(R) - s(L + R),
+
+(no 1/2 and no gamma: gamma is applied by pruning afterwards), and a split is
+*admissible* when each child holds a row with h > 0 and has H >= min_child_weight
+(XGBoost's ``IsValidSplit``: H > 0 on both sides; counting the rows with h > 0
+decides that exactly, where H computed as a difference of sums may be a
+rounding residue).  A node is split when its best gain exceeds 1e-6
+(XGBoost's ``kRtEps``).
+
+The scan (XGBoost's ``EnumerateSplit``, exact greedy).  Each feature's present
+entries are sorted by value once (``apsplit.newton.NewtonData``); a row's open
+node is ``position[row]`` (a *slot* 0..m-1 of the level, -1 for rows in
+finished leaves; ``Rows``).  One pass over the column visits every open node's present
+rows in value order, and keeps per slot the running sums of the rows seen.
+Where the value changes inside a node, the running sums are one side of the
+candidate "values up to here | the rest"; the other side is the node's totals
+minus them, so it holds the node's missing rows.  Hence:
+
+- the *forward* pass (ascending values) puts the missing rows right
+  (default_left = False); after it, "every present row left, the missing rows
+  right" is one more candidate;
+- the *backward* pass (descending values) puts them left (default_left = True),
+  then "every present row right, the missing rows left".
+
+Every candidate XGBoost enumerates is met, in XGBoost's order: features by
+increasing index, in a feature the forward pass (run, as in XGBoost, only
+when the column has a missing value somewhere in the training data and two
+distinct values; ``Columns.forward``), then the backward pass, each in scan
+order.  In a node without missing rows the backward pass repeats the forward
+candidates, so it is skipped there when the forward pass ran.  The cost is
+one or two passes over the column's stored entries per level, whatever the
+number of open nodes: O(entries) per level, linear in n.
+
+Ties.  A candidate replaces a node's best only when its gain exceeds the best
+by more than the node's tie window ``Level.tie`` = 1e-10 (sum_i |g_i|)^2 /
+(H + lambda), a scale of the node's gains: gains equal in exact arithmetic
+but computed from sums taken in another order (a few ulps apart) are then
+ties, and the first candidate in XGBoost's order wins, which makes
+XGBoost's tie rule (a lower feature index wins; in a feature only a strictly
+larger gain replaces, ``NeedReplace``) deterministic here.  The returned gain
+is within the window of the optimum.  XGBoost compares gains in float32
+(relative precision ~6e-8 of the children's scores); candidates whose gains
+differ by less than that but more than the window can be chosen differently
+(apsplit keeps the larger).
+
+The criterion is a parameter: ``scan_feature`` takes the child score as a
+jitted function ``score(G, H, params)``; numba compiles one specialisation
+per function, inlined like a direct call.  A kernel whose *argument* is a
+jitted function is not found again in numba's on-disk cache (the function's
+type holds its identity), so the built-in criterion is bound in a cached
+entry point without such arguments (``newton_grow.grow_newton``) and a
+user's criterion pays one compile per process.  Every function that takes
+the criterion is ``inline='always'``: called as a function, it would carry
+the dispatcher object as a run-time value, which numba refuses to cache
+("uses dynamic globals"); inlined, the criterion is a compile-time constant.
+"""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+KRT_EPS = 1e-6       # XGBoost's kRtEps: a split must gain more than this
+TIE_WINDOW = 1e-10   # relative tie window of the gains (see the module docstring)
+
+
+class Params(NamedTuple):
+    """The growth parameters as the kernels take them (``apsplit.newton.NewtonParams``)."""
+
+    max_depth: int
+    capacity: int          # nodes the tree may hold: min(2^(max_depth+1), 2 n) - 1
+    learning_rate: float
+    reg_lambda: float
+    reg_alpha: float
+    gamma: float
+    min_child_weight: float
+    max_delta_step: float
+
+
+class Columns(NamedTuple):
+    """Each feature's present entries sorted by value (``NewtonData``'s kernel view).
+
+    Feature f's entries are ``indptr[f]:indptr[f + 1]``: ``rows`` ascending in
+    ``values`` (ties by row).  ``forward[f]``: XGBoost runs the forward pass
+    on column f (it has a missing value and two distinct values).
+    """
+
+    indptr: np.ndarray
+    rows: np.ndarray
+    values: np.ndarray
+    forward: np.ndarray
+
+
+class Rows(NamedTuple):
+    """The rows' statistics and their open node.
+
+    ``gh[row]`` = (g, h), side by side so that a row costs one cache line when the
+    column visits rows in value order; ``position[row]`` (int32) is the row's slot
+    in the level, -1 for rows outside the tree or in a finished leaf.
+    """
+
+    gh: np.ndarray
+    position: np.ndarray
+
+
+class Level(NamedTuple):
+    """The open nodes of one level, by slot: their sums, score and tie window."""
+
+    grad: np.ndarray      # G of the node
+    hess: np.ndarray      # H of the node
+    n_pos: np.ndarray     # rows with h > 0
+    n_rows: np.ndarray    # rows
+    score: np.ndarray     # s(G, H)
+    tie: np.ndarray       # tie window of the node's gains
+
+
+class Running(NamedTuple):
+    """The sums of the rows a pass has seen so far in each slot, and the last value seen."""
+
+    grad: np.ndarray
+    hess: np.ndarray
+    n_pos: np.ndarray
+    n_rows: np.ndarray
+    last: np.ndarray
+    missing: np.ndarray   # after the forward pass: the node has missing rows in the feature
+
+
+class Best(NamedTuple):
+    """The best admissible candidate of each slot so far."""
+
+    gain: np.ndarray          # -inf: none yet
+    feature: np.ndarray       # -1: none
+    default_left: np.ndarray  # missing rows go left
+    left_value: np.ndarray    # the two consecutive present values the split separates
+    right_value: np.ndarray   # (-inf / +inf: every present row on the other side)
+
+
+@njit(cache=True, inline='always')
+def soft_threshold(G, alpha):
+    """T(G) = sign(G) max(|G| - alpha, 0) (XGBoost's ``ThresholdL1``)."""
+    if G > alpha:
+        return G - alpha
+    if G < -alpha:
+        return G + alpha
+    return 0.0
+
+
+@njit(cache=True)
+def newton_weight(G, H, params):
+    """w(G, H) = -T(G) / (H + lambda), clipped by max_delta_step; 0 when H <= 0."""
+    if H <= 0.0:
+        return 0.0
+    w = -soft_threshold(G, params.reg_alpha) / (H + params.reg_lambda)
+    if params.max_delta_step != 0.0 and abs(w) > params.max_delta_step:
+        w = math.copysign(params.max_delta_step, w)
+    return w
+
+
+@njit(cache=True)
+def newton_score(G, H, params):
+    """s(G, H): T(G)^2 / (H + lambda), or the loss reduction at the clipped weight."""
+    if H <= 0.0:
+        return 0.0
+    if params.max_delta_step == 0.0:
+        t = soft_threshold(G, params.reg_alpha)
+        return t * t / (H + params.reg_lambda)
+    w = newton_weight(G, H, params)
+    return -(2.0 * G * w + (H + params.reg_lambda) * w * w + 2.0 * params.reg_alpha * abs(w))
+
+
+@njit(cache=True)
+def make_level(m):
+    """A zeroed Level of ``m`` slots."""
+    return Level(np.zeros(m), np.zeros(m), np.zeros(m, np.int64), np.zeros(m, np.int64),
+                 np.zeros(m), np.zeros(m))
+
+
+@njit(cache=True)
+def make_running(m):
+    return Running(np.zeros(m), np.zeros(m), np.zeros(m, np.int64), np.zeros(m, np.int64),
+                   np.zeros(m), np.zeros(m, np.bool_))
+
+
+@njit(cache=True)
+def make_best(m):
+    return Best(np.full(m, -np.inf), np.full(m, -1, np.int64), np.zeros(m, np.bool_),
+                np.full(m, np.nan), np.full(m, np.nan))
+
+
+@njit(cache=True)
+def _reset(run):
+    run.grad[:] = 0.0
+    run.hess[:] = 0.0
+    run.n_pos[:] = 0
+    run.n_rows[:] = 0
+
+
+@njit(inline='always')
+def split_gain(level, s, G, H, n_pos, params, score):
+    """Gain of splitting slot ``s`` into a side with sums (G, H, n_pos) and the rest;
+    -inf when the split is not admissible."""
+    G2 = level.grad[s] - G
+    H2 = level.hess[s] - H
+    if n_pos <= 0 or level.n_pos[s] - n_pos <= 0:
+        return -np.inf
+    if H < params.min_child_weight or H2 < params.min_child_weight:
+        return -np.inf
+    return score(G, H, params) + score(G2, H2, params) - level.score[s]
+
+
+@njit(cache=True, inline='always')
+def _record(best, level, s, gain, f, default_left, left_value, right_value):
+    """Keep the candidate if it beats slot ``s``'s best by more than the tie window."""
+    if gain > best.gain[s] + level.tie[s] and gain < np.inf:
+        best.gain[s] = gain
+        best.feature[s] = f
+        best.default_left[s] = default_left
+        best.left_value[s] = left_value
+        best.right_value[s] = right_value
+
+
+@njit(inline='always')
+def _pass(cols, rows, f, forward, level, run, best, params, score):
+    """One pass over feature ``f``'s column, ascending (``forward``) or descending.
+
+    At each present entry of an open node: if its value differs from the last one
+    seen in the node, the candidate "the rows seen | the rest" is considered; then
+    the row joins its node's running sums.  The backward pass skips the nodes that
+    ``run.missing`` marks as having no missing row (their candidates are the
+    forward pass's).  The loop body is written out here, on the arrays taken out
+    of the named tuples once: a call per entry to a function of the tuples, or a
+    field read per entry of a tuple built in the caller, pays numba's reference
+    counting of the arrays (measured 40-100x slower).
+    """
+    lo, hi = cols.indptr[f], cols.indptr[f + 1]
+    col_rows, col_values = cols.rows, cols.values
+    gh, position = rows.gh, rows.position
+    run_grad, run_hess, run_pos, run_rows, last = run.grad, run.hess, run.n_pos, run.n_rows, run.last
+    missing = run.missing
+    for i in range(hi - lo):
+        e = lo + i if forward else hi - 1 - i
+        r = col_rows[e]
+        s = position[r]
+        if s < 0 or not (forward or missing[s]):
+            continue
+        v = col_values[e]
+        if run_rows[s] > 0 and v != last[s]:
+            gain = split_gain(level, s, run_grad[s], run_hess[s], run_pos[s], params, score)
+            if forward:
+                _record(best, level, s, gain, f, False, last[s], v)
+            else:
+                _record(best, level, s, gain, f, True, v, last[s])
+        h = gh[r, 1]
+        run_grad[s] += gh[r, 0]
+        run_hess[s] += h
+        run_pos[s] += h > 0.0
+        run_rows[s] += 1
+        last[s] = v
+
+
+@njit(inline='always')
+def scan_feature(cols, rows, f, level, run, best, params, score):
+    """Every candidate split of feature ``f`` in every open slot, kept in ``best``.
+
+    The forward pass (if ``cols.forward[f]``) then the backward pass; see the
+    module docstring.  ``run`` is scratch of the level's size.
+    """
+    m = level.grad.shape[0]
+    if cols.forward[f]:
+        _reset(run)
+        _pass(cols, rows, f, True, level, run, best, params, score)
+        for s in range(m):
+            run.missing[s] = run.n_rows[s] < level.n_rows[s]
+            if run.n_rows[s] > 0 and run.missing[s]:
+                gain = split_gain(level, s, run.grad[s], run.hess[s], run.n_pos[s], params, score)
+                _record(best, level, s, gain, f, False, run.last[s], np.inf)
+    else:
+        run.missing[:] = True
+    _reset(run)
+    _pass(cols, rows, f, False, level, run, best, params, score)
+    for s in range(m):
+        if run.n_rows[s] > 0 and run.n_rows[s] < level.n_rows[s]:
+            gain = split_gain(level, s, run.grad[s], run.hess[s], run.n_pos[s], params, score)
+            _record(best, level, s, gain, f, True, -np.inf, run.last[s])

@@ -1,0 +1,373 @@
+"""Newton (gradient / hessian) regression trees, grown by XGBoost's exact greedy rules.
+
+    data = NewtonData(X)                      # binned once, reused every round
+    tree = grow_newton_tree(data, grad, hess, NewtonParams(max_depth=6))
+    tree.predict(X)                           # leaf values, learning rate included
+
+The criterion, the scan and their proofs are in ``kernels/newton_split.py``,
+the depthwise growth and gamma pruning in ``kernels/newton_grow.py``, routing
+in ``kernels/newton_route.py``.
+
+Against XGBoost (``tree_method="exact"``), the same rules: the gain
+T(G)^2/(H+lambda) of each child minus the parent's (or the loss reduction at
+the weight clipped by ``max_delta_step``), splits kept when the gain exceeds
+1e-6, ``min_child_weight`` on both children, the missing values' side learnt
+per split (both sides tried, and "present vs missing"), a lower feature index
+winning ties, gamma by bottom-up pruning.  The differences, all documented
+where they arise:
+
+- XGBoost reads X and the gradients as float32; apsplit keeps float64.  Data
+  whose values differ only beyond float32 precision are one value to XGBoost.
+- XGBoost compares gains in float32, apsplit in float64 with a tie window of
+  1e-10 of the node's gain scale (``kernels.newton_split``): candidates whose
+  gains differ by less than float32 precision can be chosen differently.
+- Thresholds: apsplit sends ``x <= threshold`` left (the midpoint of the two
+  present values a split separates, apsplit's convention); XGBoost sends
+  ``x < t`` left with t a float32.  ``left_value``/``right_value`` give the two
+  values so that an exporter can choose t.
+- Negative hessians are refused (XGBoost drops those rows silently).
+- A child must hold a row with a positive hessian; XGBoost tests H > 0 on a
+  sum that may carry a rounding residue (only matters with
+  min_child_weight = 0 and rows of zero hessian).
+"""
+
+import math
+import numbers
+from dataclasses import dataclass, fields
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import validation as v
+from .kernels import newton_grow, newton_route
+from .kernels.newton_split import Columns, Params
+
+__all__ = ["NewtonParams", "NewtonData", "NewtonTree", "grow_newton_tree", "METHODS"]
+
+METHODS = ("exhaustive",)
+LEAF = -1
+
+
+@dataclass(frozen=True)
+class NewtonParams:
+    """Growth parameters, with XGBoost's meanings and defaults.
+
+    max_depth         depth of the tree (>= 1; XGBoost's exact method has no unlimited depth)
+    learning_rate     eta: leaf values are stored multiplied by it
+    reg_lambda        L2 regularisation of the leaf weights (>= 0)
+    reg_alpha         L1 regularisation of the leaf weights (>= 0)
+    gamma             min_split_loss: splits gaining less are pruned bottom-up after growth
+    min_child_weight  least hessian sum of each child
+    max_delta_step    bound on |leaf weight| (0: none)
+    """
+
+    max_depth: int = 6
+    learning_rate: float = 0.3
+    reg_lambda: float = 1.0
+    reg_alpha: float = 0.0
+    gamma: float = 0.0
+    min_child_weight: float = 1.0
+    max_delta_step: float = 0.0
+
+    def __post_init__(self):
+        if isinstance(self.max_depth, bool) or not isinstance(self.max_depth, numbers.Integral):
+            raise TypeError(f"max_depth must be an integer, got {self.max_depth!r}")
+        if self.max_depth < 1:
+            raise ValueError(f"max_depth must be at least 1, got {self.max_depth}")
+        object.__setattr__(self, "max_depth", int(self.max_depth))
+        for f in fields(self)[1:]:
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{f.name} must be a real number, got {value!r}")
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{f.name} must be a finite non-negative number, got {value!r}")
+            object.__setattr__(self, f.name, float(value))
+
+    def kernel_params(self, n_rows):
+        """The ``newton_split.Params`` of a tree on ``n_rows`` rows."""
+        capacity = 2 * n_rows - 1
+        if self.max_depth < 40:
+            capacity = min(capacity, 2 ** (self.max_depth + 1) - 1)
+        return Params(self.max_depth, capacity, self.learning_rate, self.reg_lambda,
+                      self.reg_alpha, self.gamma, self.min_child_weight, self.max_delta_step)
+
+
+def _refuse_inf(values, what="X"):
+    if values.size and np.isinf(values).any():
+        raise ValueError(f"{what} contains inf; Newton trees take finite values, NaN for missing")
+
+
+def _refuse_empty(n, K):
+    if n == 0 or K == 0:
+        raise ValueError(f"X is empty (shape {(n, K)})")
+
+
+def _dense(X):
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"X must be numeric: {exc}") from None
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
+    return X
+
+
+def _csr(X):
+    """X as CSR float64 with sorted indices (stored entries only; stored zeros kept)."""
+    X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    X.sum_duplicates()
+    return X
+
+
+class NewtonData:
+    """X prepared once for Newton trees and reused every round.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, K), or scipy.sparse matrix
+        Dense: NaN is a missing value.  Sparse: an absent entry is missing, as
+        XGBoost's DMatrix reads it (a stored NaN too; a stored zero is the value 0).
+        inf is refused.
+
+    Each feature's present entries are sorted by value once (row ids in value
+    order, ties by row), so that a level of a tree costs one pass over each
+    column; sparse input keeps only its stored entries.
+
+    Attributes: n_rows, n_features, is_sparse, n_present (present entries per
+    feature).
+    """
+
+    def __init__(self, X):
+        if sp.issparse(X):
+            csc = sp.csc_matrix(X, dtype=np.float64, copy=True)
+            csc.sum_duplicates()
+            n, K = csc.shape
+            _refuse_empty(n, K)
+            _refuse_inf(csc.data)
+            col = np.repeat(np.arange(K, dtype=np.int64), np.diff(csc.indptr))
+            row, val = csc.indices.astype(np.int64), csc.data
+            present = ~np.isnan(val)
+            row, col, val = row[present], col[present], val[present]
+            order = np.lexsort((row, val, col))  # by column, then value, then row
+            counts = np.bincount(col, minlength=K)
+            row, val = row[order], val[order]
+            self.is_sparse = True
+        else:
+            X = _dense(X)
+            n, K = X.shape
+            _refuse_empty(n, K)
+            _refuse_inf(X)
+            order = np.argsort(X, axis=0, kind="stable")  # NaN last; ties by row
+            counts = n - np.count_nonzero(np.isnan(X), axis=0)
+            row = np.concatenate([order[:counts[k], k] for k in range(K)])
+            col = np.repeat(np.arange(K), counts)
+            val = X[row, col]
+            self.is_sparse = False
+        self.n_rows, self.n_features = int(n), int(K)
+        self.indptr = np.zeros(K + 1, np.int64)
+        np.cumsum(counts, out=self.indptr[1:])
+        self.rows = row.astype(np.int32 if n < 2 ** 31 else np.int64)
+        self.values = np.ascontiguousarray(val, dtype=np.float64)
+        self.n_present = np.diff(self.indptr)
+        lo, hi = self.indptr[:-1], self.indptr[1:]
+        nonempty = hi > lo
+        constant = np.zeros(K, bool)
+        constant[nonempty] = self.values[lo[nonempty]] == self.values[hi[nonempty] - 1]
+        # XGBoost's forward pass (missing values right) runs on a column with a missing
+        # value somewhere and two distinct values (ColMaker's NeedForwardSearch)
+        self.forward = (self.n_present < n) & ~constant
+        self._columns = Columns(self.indptr, self.rows, self.values, self.forward)
+
+    @property
+    def shape(self):
+        return (self.n_rows, self.n_features)
+
+    def columns(self):
+        """The kernels' view (``newton_split.Columns``)."""
+        return self._columns
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_columns"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._columns = Columns(self.indptr, self.rows, self.values, self.forward)
+
+    def __repr__(self):
+        kind = "sparse" if self.is_sparse else "dense"
+        return (f"NewtonData({self.n_rows} x {self.n_features}, {kind}, "
+                f"{int(self.indptr[-1])} present entries)")
+
+
+class NewtonTree:
+    """A Newton regression tree as flat parallel arrays (node 0 is the root; a leaf has
+    feature == -1).  Nodes are numbered as XGBoost numbers them: level by level, a
+    node's children consecutive, left first (renumbered in that order after pruning).
+
+    feature, threshold    the split: ``x <= threshold`` goes left (apsplit's convention)
+    default_left          a missing value (NaN, or an absent sparse entry) goes left
+    left_value, right_value
+                          the two consecutive distinct present values of the node's rows
+                          that the split separates: left_value <= threshold < right_value.
+                          For a split of every present value against the missing ones,
+                          right_value = +inf (present left, missing right) or
+                          left_value = -inf (present right, missing left), and the
+                          threshold is XGBoost's: left_value + |left_value| + 1e-6, or
+                          right_value - |right_value| - 1e-6.  An XGBoost threshold t
+                          (``x < t`` left, float32) is any float32 in
+                          (float32(left_value), float32(right_value)]
+                          (``xgboost_split_conditions``).
+    children_left, children_right
+                          child ids (-1 at leaves)
+    value                 learning_rate * base_weight at every node: at a leaf, its output
+    base_weight           -T(G)/(H + lambda), clipped by max_delta_step, 0 if H <= 0
+                          (XGBoost's base_weights)
+    gain                  loss change of every split (0 at leaves; XGBoost's loss_changes)
+    cover                 hessian sum H of every node (XGBoost's sum_hessian)
+    sum_grad              gradient sum G of every node
+    n_node_samples        rows reaching the node
+    row_leaf              leaf of every row of the NewtonData the tree was grown on
+                          (-1 for rows outside ``rows``): a boosting round need not route
+                          its own rows again
+    """
+
+    _ARRAYS = ("feature", "threshold", "left_value", "right_value", "default_left",
+               "children_left", "children_right", "base_weight", "gain", "cover", "sum_grad",
+               "n_node_samples", "row_leaf")
+
+    def __init__(self, kernel_tree, n_features, learning_rate):
+        for name in self._ARRAYS:
+            setattr(self, name, getattr(kernel_tree, name))
+        self.n_features = int(n_features)
+        self.learning_rate = float(learning_rate)
+        self.value = self.learning_rate * self.base_weight
+
+    @property
+    def node_count(self):
+        return int(self.feature.shape[0])
+
+    @property
+    def is_leaf(self):
+        return self.feature == LEAF
+
+    @property
+    def max_depth(self):
+        depth = np.zeros(self.node_count, np.int64)
+        for node in range(self.node_count):
+            if self.feature[node] != LEAF:
+                depth[self.children_left[node]] = depth[self.children_right[node]] = depth[node] + 1
+        return int(depth.max())
+
+    def _splits(self):
+        return newton_route.Splits(self.feature, self.threshold, self.default_left,
+                                   self.children_left, self.children_right)
+
+    def apply(self, X):
+        """Leaf id of every row of X: a dense array (NaN = missing) or a scipy.sparse
+        matrix (absent entries and stored NaN = missing)."""
+        if isinstance(X, NewtonData):
+            raise TypeError("apply takes X itself (dense or scipy.sparse), not a NewtonData; "
+                            "the training rows' leaves are tree.row_leaf")
+        if sp.issparse(X):
+            X = _csr(X)
+            self._check_width(X.shape)
+            _refuse_inf(X.data)
+            return newton_route.apply_csr(self._splits(), X.indptr.astype(np.int64),
+                                          X.indices.astype(np.int64), X.data)
+        X = _dense(X)
+        self._check_width(X.shape)
+        _refuse_inf(X)
+        return newton_route.apply_dense(self._splits(), X)
+
+    def _check_width(self, shape):
+        if shape[1] != self.n_features:
+            raise ValueError(f"X has {shape[1]} features, the tree was grown on {self.n_features}")
+
+    def predict(self, X):
+        """The leaf value (learning rate included) of every row of X, shape (n,)."""
+        return self.value[self.apply(X)]
+
+    def xgboost_split_conditions(self):
+        """XGBoost's float32 threshold t of every split (``x < t`` goes left; NaN at leaves).
+
+        XGBoost's own rule: t = (a + b) * 0.5 in float32 for the float32 values a < b
+        the split separates, b if that rounds down to a; a - (|a| + 1e-6) below the
+        least present value, b + (|b| + 1e-6) above the largest.  Raises ValueError
+        if two values the split separates are one float32.
+        """
+        f32 = np.float32
+        out = np.full(self.node_count, np.nan, np.float32)
+        eps = f32(1e-6)
+        for node in np.flatnonzero(self.feature != LEAF):
+            a, b = f32(self.left_value[node]), f32(self.right_value[node])
+            if np.isinf(b):
+                out[node] = a + (abs(a) + eps)
+            elif np.isinf(a):
+                out[node] = b - (abs(b) + eps)
+            elif not a < b:
+                raise ValueError(f"node {node}: the values {self.left_value[node]!r} and "
+                                 f"{self.right_value[node]!r} are one float32; no XGBoost "
+                                 f"threshold separates them")
+            else:
+                t = (a + b) * f32(0.5)
+                out[node] = b if t <= a else t
+        return out
+
+    def __repr__(self):
+        return f"NewtonTree({self.node_count} nodes, depth {self.max_depth})"
+
+
+def _check_gradient(values, what, n_rows):
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{what} must be numeric: {exc}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be 1-dimensional (one value per row), got shape {arr.shape}")
+    if arr.shape[0] != n_rows:
+        raise ValueError(f"{what} has {arr.shape[0]} entries but the data has {n_rows} rows")
+    if not np.all(np.isfinite(arr)):
+        bad = "NaN" if np.isnan(arr).any() else "inf"
+        raise ValueError(f"{what} contains {bad}")
+    return np.ascontiguousarray(arr)
+
+
+def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method="exhaustive"):
+    """One regression tree on gradient/hessian statistics, by XGBoost's exact greedy rules.
+
+    Parameters
+    ----------
+    data : NewtonData
+    grad, hess : arrays of shape (data.n_rows,)
+        Finite; hess >= 0 (a negative hessian is refused).
+    params : NewtonParams
+    rows : int indices of the rows to grow on (default all); any order, no duplicates
+    features : int indices of the candidate features (default all).  Ties go to the
+        lower feature index, as in XGBoost, whatever their order here.
+    method : "exhaustive" (the only one so far for Newton trees)
+
+    The tree is grown depthwise to ``params.max_depth``; a node is a leaf when no
+    admissible split gains more than 1e-6; gamma is applied afterwards by pruning.
+    """
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"Newton trees support method='exhaustive' only for now (quick and "
+                         f"adaptive are not written for gradients yet); got method={method!r}")
+    if not isinstance(data, NewtonData):
+        raise TypeError(f"data must be an apsplit.newton.NewtonData, got {type(data).__name__}; "
+                        f"wrap X as NewtonData(X)")
+    if not isinstance(params, NewtonParams):
+        raise TypeError(f"params must be a NewtonParams, got {type(params).__name__}")
+    grad = _check_gradient(grad, "grad", data.n_rows)
+    hess = _check_gradient(hess, "hess", data.n_rows)
+    if np.any(hess < 0):
+        raise ValueError(f"hess has negative entries (row {int(np.argmax(hess < 0))}); Newton "
+                         f"trees need hessians >= 0 (XGBoost would drop those rows)")
+    rows = np.sort(v.check_indices(rows, data.n_rows, "rows"))
+    features = np.sort(v.check_indices(features, data.n_features, "features"))
+    gh = np.empty((data.n_rows, 2))
+    gh[:, 0], gh[:, 1] = grad, hess
+    kernel_tree = newton_grow.grow_newton(data.columns(), gh, rows, features,
+                                          params.kernel_params(rows.size))
+    return NewtonTree(kernel_tree, data.n_features, params.learning_rate)
