@@ -65,6 +65,8 @@ import scipy.sparse as sp
 from scipy.optimize import linprog, minimize
 from scipy.special import logsumexp, softmax
 from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
 
 from .. import lower_bounds
 from .. import validation as v
@@ -172,13 +174,12 @@ class Boosting:
 
     # -- fitting ---------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
-        """Boost on X (array, scipy.sparse or apsplit.Dataset), labels y (any values)."""
+        """Boost on X (array, scipy.sparse or apsplit.Dataset), class labels y (``class_codes``)."""
         ds = X if isinstance(X, Dataset) else Dataset(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != ds.n_rows:
-            raise ValueError(f"y must be 1-D with one label per row of X ({ds.n_rows}), "
-                             f"got shape {y.shape}")
-        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.classes_, codes = class_codes(y)
+        if codes.shape[0] != ds.n_rows:
+            raise ValueError(f"y must hold one label per row of X ({ds.n_rows}), "
+                             f"got {codes.shape[0]}")
         C = self.classes_.size
         if C < 2:
             raise ValueError(f"boosting needs at least two classes in y, got {C}")
@@ -451,6 +452,16 @@ class WeightTrimmingBoost(Boosting):
             return order
         held = np.cumsum(w[order])
         return order[: int(np.searchsorted(held, self.mass * held[-1])) + 1]
+
+
+def class_codes(y):
+    """(classes, code of each label) of class labels ``y``, by scikit-learn's rule for
+    classifiers, shared by the clients and the estimators: y 1-D (a column vector is
+    raveled with a DataConversionWarning), binary or multiclass; continuous,
+    multilabel and multioutput targets are refused."""
+    y = column_or_1d(y, warn=True)
+    check_classification_targets(y)
+    return np.unique(y, return_inverse=True)
 
 
 def _check_option(value, choices, what):

@@ -4,7 +4,10 @@
 its tree with ``apsplit.grow_from_problem``; it takes ``sample_weight``, so
 ``AdaBoostClassifier(estimator=APTreeClassifier())`` works unchanged.
 ``APBoostClassifier`` translates scikit-learn parameters to the boosting
-clients of ``apsplit.adapters`` and nothing more.
+clients of ``apsplit.adapters`` and nothing more.  ``APGradientBoostingClassifier``
+and ``APGradientBoostingRegressor`` do the same for ``apsplit.adapters.train``
+(XGBoost-style gradient boosting of exact Newton trees), with
+``xgboost.XGBClassifier``'s parameter names.
 
 How the trees compare with scikit-learn's (``DecisionTreeClassifier`` with
 the same criterion and depth):
@@ -38,12 +41,15 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .boosting import AdaBoost, LazyBoost, WeightTrimmingBoost
+from .boosting import AdaBoost, LazyBoost, WeightTrimmingBoost, class_codes
+from .dmatrix import DMatrix
+from .objectives import sklearn_objective
+from .training import train
 from ..dataset import Dataset
 from ..finders import check_problem, get_finder
 from ..tree import grow_from_problem
@@ -54,7 +60,8 @@ except ImportError:  # scikit-learn < 1.6
     def validate_data(estimator, *args, **kwargs):
         return estimator._validate_data(*args, **kwargs)
 
-__all__ = ["APTreeClassifier", "APBoostClassifier"]
+__all__ = ["APTreeClassifier", "APBoostClassifier", "APGradientBoostingClassifier",
+           "APGradientBoostingRegressor"]
 
 # scikit-learn's criterion names, and apsplit's "error" (weighted misclassification)
 _CRITERIA = {"gini": "gini", "entropy": "entropy", "log_loss": "entropy", "error": "error"}
@@ -70,12 +77,13 @@ _COMMON_CONSTRAINTS = {
 
 
 class _Classifier(ClassifierMixin, BaseEstimator):
-    """Input validation shared by the estimators: X finite, dense or CSC/CSR (kept sparse)."""
+    """Input validation shared by the estimators: X finite, dense or CSC/CSR (kept sparse);
+    y class labels by the clients' rule (``boosting.class_codes``)."""
 
     def _validate_fit(self, X, y):
+        """(X, y, classes, class codes)."""
         X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
-        check_classification_targets(y)
-        return X, y
+        return (X, y, *class_codes(y))
 
     def _check_X(self, X):
         check_is_fitted(self)
@@ -146,8 +154,7 @@ class APTreeClassifier(_Classifier):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on X (array or scipy.sparse, never densified) and labels y."""
-        X, y = self._validate_fit(X, y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
+        X, y, self.classes_, codes = self._validate_fit(X, y)
         self.n_classes_ = len(self.classes_)
         dataset = Dataset(X)
         problem = check_problem(dataset, codes, sample_weight, _CRITERIA[self.criterion], None,
@@ -254,8 +261,8 @@ class APBoostClassifier(_Classifier):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Boost on X (array or scipy.sparse, never densified) and labels y."""
-        X, y = self._validate_fit(X, y)
-        if np.unique(y).size < 2:
+        X, y, classes, _ = self._validate_fit(X, y)
+        if classes.size < 2:
             raise ValueError("boosting needs at least two classes; y holds one class")
         options = {"lazy": {"feature_fraction": self.feature_fraction},
                    "trim": {"mass": self.mass}}.get(self.boosting, {})
@@ -300,3 +307,209 @@ class APBoostClassifier(_Classifier):
         check_is_fitted(self)
         return self.booster_.feature_importances_
 
+
+
+# ------------------------------------------------------------------ gradient boosting
+class _GradientBoosting(BaseEstimator):
+    """Parameters and fitting shared by the gradient-boosting estimators (a thin layer over
+    ``apsplit.adapters.train``, as ``xgboost.XGBModel`` is over ``xgboost.train``)."""
+
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 0, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "reg_lambda": [Interval(Real, 0, None, closed="left")],
+        "reg_alpha": [Interval(Real, 0, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="left")],
+        "min_child_weight": [Interval(Real, 0, None, closed="left")],
+        "max_delta_step": [Interval(Real, 0, None, closed="left")],
+        "objective": [None, str, callable],
+        "method": [str],
+        "base_score": [None, Real, "array-like"],
+        "eval_metric": [None, str, list],
+        "early_stopping_rounds": [None, Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "n_jobs": [None, Integral],
+    }
+
+    def __init__(self, n_estimators=100, learning_rate=0.3, max_depth=6, reg_lambda=1.0,
+                 reg_alpha=0.0, gamma=0.0, min_child_weight=1.0, max_delta_step=0.0,
+                 objective=None, method="exhaustive", base_score=None, eval_metric=None,
+                 early_stopping_rounds=None, random_state=None, n_jobs=None):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.reg_lambda = reg_lambda
+        self.reg_alpha = reg_alpha
+        self.gamma = gamma
+        self.min_child_weight = min_child_weight
+        self.max_delta_step = max_delta_step
+        self.objective = objective
+        self.method = method
+        self.base_score = base_score
+        self.eval_metric = eval_metric
+        self.early_stopping_rounds = early_stopping_rounds
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _validate_X(self, X, reset):
+        return validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64,
+                             ensure_all_finite="allow-nan", reset=reset)
+
+    def _check_X(self, X):
+        check_is_fitted(self)
+        return self._validate_X(X, reset=False)
+
+    def _params(self, objective, num_class):
+        params = {"objective": objective, "max_depth": self.max_depth,
+                  "learning_rate": self.learning_rate, "reg_lambda": self.reg_lambda,
+                  "reg_alpha": self.reg_alpha, "gamma": self.gamma,
+                  "min_child_weight": self.min_child_weight,
+                  "max_delta_step": self.max_delta_step, "method": self.method}
+        if num_class is not None:
+            params["num_class"] = num_class
+        if self.base_score is not None:
+            params["base_score"] = self.base_score
+        if self.eval_metric is not None:
+            params["eval_metric"] = self.eval_metric
+        return {k: v for k, v in params.items() if v is not None}
+
+    def _boost(self, X, y, sample_weight, eval_set, sample_weight_eval_set, objective,
+               num_class, encode):
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X)
+        obj = None
+        if callable(objective):
+            obj, objective = sklearn_objective(objective), None
+        dtrain = DMatrix(X, label=y, weight=sample_weight)
+        evals = []
+        if eval_set is not None:
+            weights = sample_weight_eval_set or [None] * len(eval_set)
+            if len(weights) != len(eval_set):
+                raise ValueError("sample_weight_eval_set must have one entry per eval_set pair")
+            for i, ((Xe, ye), we) in enumerate(zip(eval_set, weights)):
+                Xe = self._validate_X(Xe, reset=False)
+                evals.append((DMatrix(Xe, label=encode(np.asarray(ye)), weight=we),
+                              f"validation_{i}"))
+        if self.early_stopping_rounds is not None and not evals:
+            raise ValueError("early_stopping_rounds needs an eval_set in fit")
+        self.evals_result_ = {}
+        self.booster_ = train(self._params(objective, num_class), dtrain, self.n_estimators,
+                              evals=evals, obj=obj, evals_result=self.evals_result_,
+                              early_stopping_rounds=self.early_stopping_rounds,
+                              verbose_eval=False)
+        self.best_iteration_ = self.booster_.best_iteration
+        self.best_score_ = self.booster_.best_score
+        self.history_ = self.booster_.history
+        return self
+
+    def _iteration_range(self):
+        best = self.booster_.best_iteration
+        return None if best is None else (0, best + 1)
+
+    def _margin(self, X):
+        X = self._check_X(X)
+        return self.booster_.predict(X, output_margin=True,
+                                     iteration_range=self._iteration_range())
+
+    @property
+    def feature_importances_(self):
+        """Average gain of each feature's splits, normalised to sum 1 (XGBoost's "gain")."""
+        check_is_fitted(self)
+        gain = self.booster_.feature_importances("gain")
+        total = gain.sum()
+        return gain / total if total > 0 else gain
+
+
+class APGradientBoostingRegressor(RegressorMixin, _GradientBoosting):
+    """Gradient boosting of exact Newton trees, in ``xgboost.XGBRegressor``'s parameters.
+
+    A thin wrapper of ``apsplit.adapters.train``: ``objective`` is an XGBoost
+    name (default "reg:squarederror") or a callable ``f(y_true, y_pred) ->
+    (grad, hess)`` on raw margins (XGBoost's scikit-learn form; a third
+    parameter receives the sample weights); ``method`` is apsplit's split
+    finder; ``base_score`` None estimates the intercept (XGBoost 3).  NaN in
+    X is a missing value; in sparse X an absent entry is missing (as in
+    XGBoost, not zero).  ``fit(X, y, sample_weight=None, eval_set=None,
+    sample_weight_eval_set=None)``: with ``early_stopping_rounds`` (a
+    constructor parameter) the last eval_set pair decides, and predictions
+    use the trees up to ``best_iteration_``.  ``random_state`` and ``n_jobs``
+    are accepted for XGBoost's signature: nothing is random here.
+
+    Attributes: ``booster_`` (the apsplit Booster), ``evals_result_``,
+    ``best_iteration_``, ``best_score_``, ``history_``, ``feature_importances_``,
+    ``n_features_in_``.
+    """
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64,
+                             ensure_all_finite="allow-nan", y_numeric=True)
+        objective = "reg:squarederror" if self.objective is None else self.objective
+        return self._boost(X, y, sample_weight, eval_set, sample_weight_eval_set, objective,
+                           None, encode=lambda ye: ye)
+
+    def predict(self, X):
+        X = self._check_X(X)
+        out = self.booster_.predict(X, iteration_range=self._iteration_range())
+        return np.asarray(out, dtype=np.float64)
+
+
+class APGradientBoostingClassifier(ClassifierMixin, _GradientBoosting):
+    """Gradient boosting of exact Newton trees, in ``xgboost.XGBClassifier``'s parameters.
+
+    ``objective`` None: "binary:logistic" for two classes, "multi:softprob"
+    (one tree per class and round) for more; an XGBoost name or a callable
+    ``f(y_true, y_pred) -> (grad, hess)`` on raw margins ((n, n_classes) for
+    more than two classes).  Labels may be anything (``classes_``); the
+    booster sees their codes 0..C-1.  ``predict_proba`` applies the sigmoid
+    (softmax) to the margins when the objective is a callable or
+    "binary:logitraw".  Everything else as ``APGradientBoostingRegressor``.
+    """
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64,
+                             ensure_all_finite="allow-nan")
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        if self.n_classes_ < 2:
+            raise ValueError(f"a classifier needs at least two classes; y holds 1 class "
+                             f"({self.classes_[0]!r})")
+        multi = self.n_classes_ > 2
+        objective = self.objective
+        if objective is None:
+            objective = "multi:softprob" if multi else "binary:logistic"
+        num_class = self.n_classes_ if multi else None
+
+        def encode(ye):
+            pos = np.searchsorted(self.classes_, ye)
+            pos = np.clip(pos, 0, self.n_classes_ - 1)
+            if not np.all(self.classes_[pos] == ye):
+                raise ValueError("eval_set holds labels not seen in y")
+            return pos.astype(np.float64)
+
+        return self._boost(X, codes.astype(np.float64), sample_weight, eval_set,
+                           sample_weight_eval_set, objective, num_class, encode)
+
+    def predict_proba(self, X):
+        """Class probabilities, (n, n_classes), columns in ``classes_`` order."""
+        m = self._margin(X)
+        if self.n_classes_ == 2:
+            m = np.asarray(m, dtype=np.float64).reshape(-1)
+            p = 1.0 / (1.0 + np.exp(-m))
+            return np.column_stack([1.0 - p, p])
+        m = np.asarray(m, dtype=np.float64).reshape(-1, self.n_classes_)
+        e = np.exp(m - m.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def predict(self, X):
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -56,6 +56,27 @@ def _categorical_mask(categorical_features, K):
     return mask
 
 
+class _Checkout:
+    """``Dataset.workspace``'s context: takes a kept workspace out of ``kept`` (or makes
+    one) on entry, puts it back only on an exit without an exception."""
+
+    __slots__ = ("kept", "n_classes", "make", "work")
+
+    def __init__(self, kept, n_classes, make):
+        self.kept, self.n_classes, self.make = kept, n_classes, make
+
+    def __enter__(self):
+        work = self.kept.pop(self.n_classes, None)
+        self.work = self.make(self.n_classes) if work is None else work
+        return self.work
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.kept[self.n_classes] = self.work
+        self.work = None
+        return False
+
+
 class Dataset:
     """Binned view of ``X`` (n examples x K features), reused across rounds and nodes.
 
@@ -207,22 +228,26 @@ class Dataset:
                 self.categorical, self.csr_bins)
 
     def workspace(self, n_classes):
-        """Scratch arrays of the kernels, allocated once per class count.
+        """The kernels' scratch arrays for ``n_classes``, checked out for one ``with`` block:
+        ``with ds.workspace(C) as work: kernel(..., work, ...)``.
 
-        (hist, mark, present): per bin, kept zeroed by the kernels after each
-        call; (bucket_pos, bucket_code): per stored entry (sparse input only);
-        in_node: per row, kept zeroed; counts: per bin, kept zeroed.  Not
-        thread-safe: use one Dataset per thread.
+        work = (hist, mark, present, bucket_pos, bucket_code, in_node, counts):
+        hist, mark, present, counts per bin and in_node per row are zero on entry,
+        and every kernel that returns leaves them zeroed; bucket_pos, bucket_code
+        (per stored entry, sparse input) are scratch.  The block holds the arrays
+        alone (a nested or concurrent block gets others).  They are kept for a
+        later block only if the block ends without an exception; else they are
+        dropped (a kernel stopped midway may leave them set) and the next block
+        allocates zeroed ones.
         """
-        ws = self._workspaces.get(n_classes)
-        if ws is None:
-            total = int(self.bin_offsets[-1])
-            ws = (np.zeros((total, n_classes)), np.zeros(total, np.uint8),
-                  np.zeros(total, np.int64), np.empty(max(self.csr_codes.size, self.n_rows), np.int64),
-                  np.empty_like(self.csr_codes), np.zeros(self.n_rows, np.uint8),
-                  np.zeros(total, np.int64))
-            self._workspaces[n_classes] = ws
-        return ws
+        return _Checkout(self._workspaces, n_classes, self._new_workspace)
+
+    def _new_workspace(self, n_classes):
+        total = int(self.bin_offsets[-1])
+        return (np.zeros((total, n_classes)), np.zeros(total, np.uint8), np.zeros(total, np.int64),
+                np.empty(max(self.csr_codes.size, self.n_rows), np.int64),
+                np.empty_like(self.csr_codes), np.zeros(self.n_rows, np.uint8),
+                np.zeros(total, np.int64))
 
     def __getstate__(self):
         state = self.__dict__.copy()

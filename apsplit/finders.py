@@ -62,11 +62,12 @@ class _KernelFinder(Finder):
 
     def find(self, problem):
         ds = problem.dataset
-        pos, left_rank, right_rank, score, total, children, node_weight, left_codes, scans = run(
-            METHODS[self.name], self._params(), ds.kernel_data(), ds.workspace(problem.n_classes),
-            problem.order, np.sort(problem.order), problem.sample_weight, problem.y,
-            problem.n_classes, problem.features, CRITERIA[problem.criterion],
-            BOUNDS[problem.bounds], problem.min_leaf)
+        with ds.workspace(problem.n_classes) as work:
+            pos, left_rank, right_rank, score, total, children, node_weight, left_codes, scans = \
+                run(METHODS[self.name], self._params(), ds.kernel_data(), work, problem.order,
+                    np.sort(problem.order), problem.sample_weight, problem.y, problem.n_classes,
+                    problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds],
+                    problem.min_leaf)
         if pos < 0:
             return Split.none(total, problem.n_classes, int(scans))
         k = int(problem.features[pos])

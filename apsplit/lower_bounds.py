@@ -33,25 +33,27 @@ from .kernels.search import METHODS, TOL, run
 __all__ = ["weight_order", "exact", "node_weight_order", "node_exact", "tree_bound", "feature_interval"]
 
 
-def _kernel_args(problem):
+def _call(kernel, problem, *head, tail=()):
+    """``kernel(*head, <the problem's kernel arguments>, *tail)`` on a checked-out workspace."""
     if problem.min_leaf > 1:
         raise ValueError("the lower bounds on assessments are defined without a minimum leaf "
                          f"size; got min_leaf={problem.min_leaf}")
     ds = problem.dataset
-    return (ds.kernel_data(), ds.workspace(problem.n_classes), problem.order,
-            np.sort(problem.order), problem.sample_weight, problem.y, problem.n_classes,
-            problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds])
+    with ds.workspace(problem.n_classes) as work:
+        return kernel(*head, ds.kernel_data(), work, problem.order, np.sort(problem.order),
+                      problem.sample_weight, problem.y, problem.n_classes, problem.features,
+                      CRITERIA[problem.criterion], BOUNDS[problem.bounds], *tail)
 
 
 def _optimum(problem):
     """(position of k*, E* in weight units) by exhaustive search; position -1 if no split."""
-    pos, _, _, score, _, _, node_weight, _, _ = run(METHODS["exhaustive"], np.zeros(2),
-                                                    *_kernel_args(problem), 1)
+    pos, _, _, score, _, _, node_weight, _, _ = _call(run, problem, METHODS["exhaustive"],
+                                                      np.zeros(2), tail=(1,))
     return pos, score, node_weight
 
 
 def _counts(problem, target):
-    counts, _ = run_probe(0, target, np.zeros(0, np.int64), *_kernel_args(problem))
+    counts, _ = _call(run_probe, problem, 0, target, np.zeros(0, np.int64))
     return counts[:, 0].astype(np.int64)
 
 
@@ -166,5 +168,5 @@ def feature_interval(ds, y, sample_weight, feature, prefixes, rows=None, criteri
     if prefixes.ndim != 1 or np.any(np.diff(prefixes) < 0) or prefixes.min() < 0 \
             or prefixes.max() > problem.order.size:
         raise ValueError(f"prefixes must be increasing lengths within 0..{problem.order.size}")
-    out, node_weight = run_probe(1, 0.0, prefixes, *_kernel_args(problem))
+    out, node_weight = _call(run_probe, problem, 1, 0.0, prefixes)
     return out / node_weight

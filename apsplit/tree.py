@@ -254,12 +254,13 @@ def _grow_with_kernel(problem, params, max_depth):
     """(tree, leaf of every row) for a built-in finder: one ``kernels.build.grow`` call."""
     ds = problem.dataset
     method, method_params = params
-    (feature, threshold, left_rank, children_left, children_right, value, n_samples, assessments,
-     cat_start, cat_end, cat_codes, leaf_of) = build.grow(
-        method, method_params, min(int(max_depth), 2 ** 31), ds.kernel_data(),
-        ds.workspace(problem.n_classes), ds.values, problem.order, problem.sample_weight,
-        problem.y, problem.n_classes, problem.features, CRITERIA[problem.criterion],
-        BOUNDS[problem.bounds], problem.min_leaf)
+    with ds.workspace(problem.n_classes) as work:
+        (feature, threshold, left_rank, children_left, children_right, value, n_samples,
+         assessments, cat_start, cat_end, cat_codes, leaf_of) = build.grow(
+            method, method_params, min(int(max_depth), 2 ** 31), ds.kernel_data(), work,
+            ds.values, problem.order, problem.sample_weight, problem.y, problem.n_classes,
+            problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds],
+            problem.min_leaf)
     categories = [None] * feature.size
     for node in np.flatnonzero(cat_end > cat_start):
         categories[node] = ds.feature_values(feature[node])[cat_codes[cat_start[node]:cat_end[node]]]

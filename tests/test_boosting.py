@@ -12,7 +12,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 import apsplit
 import apsplit.finders
-from apsplit.adapters import AdaBoost, LazyBoost, WeightTrimmingBoost
+from apsplit.adapters import AdaBoost, Boosting, LazyBoost, WeightTrimmingBoost
 from apsplit.experiments.loaders import load_bundled, load_satimage
 
 METHODS = ("exhaustive", "quick", "adaptive", "adaptive_paper")
@@ -593,6 +593,32 @@ X3 = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0]])
 def test_bad_fit_input(y, w, match):
     with pytest.raises(ValueError, match=match):
         AdaBoost(n_rounds=2).fit(X3, y, sample_weight=w)
+
+
+BOOSTING_CLASSES = (Boosting, AdaBoost, LazyBoost, WeightTrimmingBoost)
+
+
+@pytest.mark.parametrize("cls", BOOSTING_CLASSES)
+def test_continuous_labels_are_refused_as_scikit_learn_does(cls):
+    """300 distinct floats are a regression target, not 300 classes."""
+    X = np.random.default_rng(0).random((300, 2))
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        cls(n_rounds=2).fit(X, np.linspace(0.0, 1.0, 300))
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        cls(n_rounds=2).fit(X, np.r_[np.zeros(150), np.full(150, 0.5)])
+
+
+@pytest.mark.parametrize("cls", BOOSTING_CLASSES)
+@pytest.mark.parametrize("y", [np.eye(2, dtype=int)[np.arange(6) % 2],  # multilabel indicator
+                               np.column_stack([np.arange(6) % 2, np.arange(6) % 3])])
+def test_multilabel_and_multioutput_labels_are_refused(cls, y):
+    with pytest.raises(ValueError, match="y should be a 1d array"):
+        cls(n_rounds=2).fit(np.arange(12.0).reshape(6, 2), y)
+
+
+def test_integral_float_labels_are_classes():
+    model = AdaBoost(n_rounds=2).fit(X3, [0.0, 2.0, 0.0])
+    np.testing.assert_array_equal(model.classes_, [0.0, 2.0])
 
 
 def test_nan_in_X():

@@ -137,3 +137,109 @@ def test_pickle_round_trip(fmt):
     after = apsplit.find_split(restored, y, w, criterion="gini", method="adaptive")
     assert (after.feature, after.threshold, after.score) == (before.feature, before.threshold,
                                                             before.score)
+
+
+# ---------------------------------------------------------------- workspace
+def dirty_workspace(work):
+    """Set every cell a kernel must leave zeroed, as a kernel stopped midway could."""
+    hist, mark, present, _, _, in_node, counts = work
+    for array in (hist, mark, present, in_node, counts):
+        array[...] = 1
+
+
+def assert_workspaces_zeroed(ds):
+    for hist, mark, present, _, _, in_node, counts in ds._workspaces.values():
+        for array in (hist, mark, present, in_node, counts):
+            assert not array.any()
+
+
+def assert_searches_as_on_a_fresh_dataset(ds, X, y, w):
+    fresh = apsplit.Dataset(X)
+    rows = np.arange(0, X.shape[0], 2)
+    for method in ("exhaustive", "quick", "adaptive"):
+        for node in (None, rows):
+            got, want = (apsplit.find_split(d, y, w, "gini", method, rows=node) for d in (ds, fresh))
+            assert (got.feature, got.threshold, got.score, got.assessments) == \
+                (want.feature, want.threshold, want.score, want.assessments)
+        got, want = (apsplit.grow_tree(d, y, w, 3, "entropy", method) for d in (ds, fresh))
+        for name in ("feature", "threshold", "value", "node_assessments"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+    assert_workspaces_zeroed(ds)
+
+
+def workspace_problem(fmt):
+    rng = np.random.default_rng(5)
+    X = rng.integers(-2, 4, size=(60, 4)).astype(float)
+    X[rng.random(X.shape) < 0.5] = 0.0
+    y = rng.integers(0, 3, 60)
+    return (X if fmt is None else SPARSE_FORMATS[fmt](X)), y, rng.random(60)
+
+
+def failing_kernel(real, work_at, exc):
+    """``real`` that dirties its workspace (argument ``work_at``) and raises ``exc`` after it."""
+    def kernel(*args):
+        real(*args)
+        dirty_workspace(args[work_at])
+        raise exc("stopped midway")
+    return kernel
+
+
+@pytest.mark.parametrize("fmt", [None, "csr"])
+@pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
+@pytest.mark.parametrize("entry", ["node", "tree"])
+def test_a_kernel_stopped_midway_leaves_later_searches_exact(monkeypatch, fmt, exc, entry):
+    """A kernel call that raises (an error or an interrupt) after setting its workspace:
+    every later search on the Dataset is that of a fresh Dataset, the kept workspaces zero."""
+    from apsplit import finders, tree
+    X, y, w = workspace_problem(fmt)
+    ds = apsplit.Dataset(X)
+    apsplit.grow_tree(ds, y, w, 3, "gini", "exhaustive")  # a workspace is kept for 3 classes
+    if entry == "node":
+        monkeypatch.setattr(finders, "run", failing_kernel(finders.run, 3, exc))
+        call = lambda: apsplit.find_split(ds, y, w, "gini", "adaptive")  # noqa: E731
+    else:
+        monkeypatch.setattr(tree.build, "grow", failing_kernel(tree.build.grow, 4, exc))
+        call = lambda: apsplit.grow_tree(ds, y, w, 3, "gini", "quick")  # noqa: E731
+    with pytest.raises(exc, match="stopped midway"):
+        call()
+    monkeypatch.undo()
+    assert_workspaces_zeroed(ds)
+    assert_searches_as_on_a_fresh_dataset(ds, X, y, w)
+
+
+@pytest.mark.parametrize("exc", [ValueError, KeyboardInterrupt])
+def test_a_users_finder_stopped_midway_in_a_python_loop_tree_leaves_later_searches_exact(exc):
+    """A user's finder that runs the kernels on the workspace (the built-in ones for its
+    first nodes) and raises on the third node, with the workspace in use."""
+    X, y, w = workspace_problem("csr")
+    ds = apsplit.Dataset(X)
+
+    class Stops(apsplit.Finder):
+        calls = 0
+
+        def find(self, problem):
+            self.calls += 1
+            if self.calls < 3:
+                return apsplit.Exhaustive().find(problem)
+            with problem.dataset.workspace(problem.n_classes) as work:
+                dirty_workspace(work)
+                raise exc("stopped midway")
+
+    with pytest.raises(exc, match="stopped midway"):
+        apsplit.grow_tree(ds, y, w, 3, "gini", Stops())
+    assert_workspaces_zeroed(ds)
+    assert_searches_as_on_a_fresh_dataset(ds, X, y, w)
+
+
+def test_a_workspace_is_kept_for_the_next_call_and_never_shared():
+    ds = apsplit.Dataset(np.arange(6.0).reshape(3, 2))
+    with ds.workspace(2) as first:
+        with ds.workspace(2) as nested:  # a call inside a call gets its own arrays
+            assert nested[0] is not first[0]
+    with ds.workspace(2) as again:  # a block that completes hands its arrays on
+        assert again[0] is first[0] or again[0] is nested[0]
+    with pytest.raises(ValueError):
+        with ds.workspace(2) as work:
+            raise ValueError
+    with ds.workspace(2) as fresh:  # a block that raised: its arrays are gone
+        assert fresh[0] is not work[0]

@@ -1,10 +1,13 @@
 """Adaptive's batch sizes against assessments and CPU time (apsplit.experiments.steps, benchmarks.steps)."""
 
 import json
+from contextlib import contextmanager
 
+import numpy as np
 import pytest
 
 import apsplit
+from apsplit import finders
 from apsplit.experiments import steps
 from apsplit.experiments.loaders import load_satimage
 from benchmarks import steps as steps_cli
@@ -12,6 +15,7 @@ from benchmarks import steps as steps_cli
 
 def test_larger_batches_assess_more_and_every_finder_grows_the_same_trees(tmp_path):
     X, y, classes = load_satimage()
+    registry = dict(finders._REGISTRY)
     result = steps.run(X[:600], classes[y[:600]], "satimage600", rounds=4, depth=2,
                        steps=(0.0, 1 / 8, 1.0))
     assert result["agree"]
@@ -21,9 +25,7 @@ def test_larger_batches_assess_more_and_every_finder_grows_the_same_trees(tmp_pa
     assert result["weight_order"] <= counts[0] <= counts[1] <= counts[2]
     assert counts[2] <= by["exhaustive"]["assessments"]
     assert counts[0] < counts[2]  # the steps matter
-    assert apsplit.get_finder("adaptive[e=1/8]").min_step_examples == 1 / 8
-    assert type(apsplit.get_finder("adaptive")) is apsplit.Adaptive  # the default is left alone
-    assert apsplit.get_finder("adaptive").min_step_examples == 0.0
+    assert_same_registry(registry)
     table = steps.format_table(result)
     assert "weight-order bound" in table and "every finder grew the same trees" in table
     steps.report(result, tmp_path / "s.json", tmp_path / "s.png")
@@ -32,9 +34,38 @@ def test_larger_batches_assess_more_and_every_finder_grows_the_same_trees(tmp_pa
     assert (tmp_path / "s.png").stat().st_size > 0
 
 
+def assert_same_registry(before):
+    """The registry holds the same names bound to the same finder objects."""
+    after = dict(finders._REGISTRY)
+    assert after.keys() == before.keys()
+    assert all(after[name] is before[name] for name in before)
+
+
+def test_a_run_leaves_the_finder_registry_as_it_found_it_also_on_error():
+    mine = apsplit.Adaptive(min_step=1 / 4)
+    X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+    with registered("adaptive[e=1/8]", mine):  # a user's finder under a name a run would use
+        registry = dict(finders._REGISTRY)
+        steps.run(X, y, rounds=1, depth=1, steps=(0.0, 1 / 8))
+        assert_same_registry(registry)
+        with pytest.raises(ValueError, match="unknown client"):
+            steps.run(X, y, rounds=1, depth=1, steps=(1 / 8, 1 / 4), client="boost7")
+        assert_same_registry(registry)
+    assert "adaptive[e=1/8]" not in apsplit.available_finders()
+
+
+@contextmanager
+def registered(name, finder):
+    apsplit.register_finder(name, finder)
+    try:
+        yield
+    finally:
+        del finders._REGISTRY[name]
+
+
 def test_step_labels_name_each_fraction_exactly():
     assert [steps.step_label(e) for e in (0.0, 1 / 8, 1 / 256, 1 / 1024)] == ["0", "1/8", "1/256", "1/1024"]
-    assert steps.finder_name(1 / 1024) != steps.finder_name(1 / 1000)  # distinct registry names
+    assert steps.finder_name(1 / 1024) != steps.finder_name(1 / 1000)  # distinct names
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -104,11 +104,11 @@ def parse_list(text, what, choices=None, check=None):
     return items
 
 
-def _check_options(clients, methods, bounds, exact_rounds):
+def _check_options(clients, methods, bounds, exact_rounds, finders=()):
     clients = parse_list(",".join(clients) if not isinstance(clients, str) else clients, "clients",
                          check=parse_client)
     methods = parse_list(",".join(methods) if not isinstance(methods, str) else methods, "methods",
-                         available_finders())
+                         sorted({*available_finders(), *finders}))
     bounds = parse_list(",".join(bounds) if not isinstance(bounds, str) else bounds, "lower bounds",
                         LOWER_BOUNDS)
     if "weight_order" not in bounds:
@@ -217,16 +217,20 @@ def _improvement(quick, adaptive):
 
 def run(X, y, *, dataset="data", X_test=None, y_test=None, clients=("adaboost",), methods=METHODS,
         depth=3, rounds=100, lower_bounds=("weight_order",), exact_rounds=None,
-        exact_time_limit=10.0, criterion="error", seed=0, repeats=1, progress=False):
+        exact_time_limit=10.0, criterion="error", seed=0, repeats=1, progress=False,
+        finders=None):
     """Run the benchmark; returns a JSON-ready dict (see the module docstring and README).
 
     X: array or scipy.sparse; y: labels.  ``clients`` are specs ("adaboost",
-    "lazy0.5", "trim0.9", ...); ``methods`` names among METHODS;
+    "lazy0.5", "trim0.9", ...); ``methods`` names of registered finders or
+    of ``finders``, a {name: finder object} dict whose finders are used
+    under those names in place of the registry's (nothing is registered);
     ``lower_bounds`` must include "weight_order" and may add "exact", computed
     at ``exact_rounds`` (default: those of 1, 100, 300 that run).
     """
+    finders = dict(finders or {})
     clients, methods, bounds, exact_rounds = _check_options(clients, methods, lower_bounds,
-                                                            exact_rounds)
+                                                            exact_rounds, finders)
     depth = int(depth)
     rounds = int(rounds)
     if depth < 1 or rounds < 1 or int(repeats) < 1:
@@ -243,12 +247,13 @@ def run(X, y, *, dataset="data", X_test=None, y_test=None, clients=("adaboost",)
 
     bar = _Bar(rounds * len(clients) * (len(methods) * int(repeats) + 1), progress)
     for method in methods:  # load or compile the kernels (the first: with its bound's) untimed
-        AdaBoost(**{**options, "n_rounds": 1}, method=method,
+        AdaBoost(**{**options, "n_rounds": 1}, method=finders.get(method, method),
                  track_lower_bounds="weight_order" if method == methods[0] else ()).fit(ds, y)
 
     def fit(spec, method, **tracking):
         cls, extra = parse_client(spec)
-        model = cls(**extra, **options, method=method, callback=lambda *_: bar.tick(), **tracking)
+        model = cls(**extra, **options, method=finders.get(method, method),
+                    callback=lambda *_: bar.tick(), **tracking)
         cpu = time.process_time()
         wall = time.perf_counter()
         model.fit(ds, y)

@@ -15,7 +15,7 @@ its CPU seconds against exhaustive search's.  Used by
 from fractions import Fraction
 from pathlib import Path
 
-from ..finders import Adaptive, register_finder
+from ..finders import Adaptive, Exhaustive, Quick
 from . import paper
 from .report import figure_class, publish, text_table
 
@@ -30,7 +30,7 @@ def step_label(step):
 
 
 def finder_name(step):
-    """The registered name of ``Adaptive(min_step_examples=step)``."""
+    """The name of ``Adaptive(min_step_examples=step)`` in a run's results."""
     return "adaptive" if step == 0 else f"adaptive[e={step_label(step)}]"
 
 
@@ -38,13 +38,11 @@ def run(X, y, name="data", rounds=500, depth=3, steps=STEPS, client="adaboost", 
         progress=False):
     """{"dataset", "client", "rounds", "depth", "weight_order", "rows": [{"method", "step",
     "cpu_seconds", "assessments"}], "agree", "paper": the paper benchmark's result}."""
-    methods = ["exhaustive", "quick"]
-    for step in steps:
-        if step:  # 0 is the registered default, "adaptive"
-            register_finder(finder_name(step), Adaptive(min_step_examples=step), overwrite=True)
-        methods.append(finder_name(step))
-    result = paper.run(X, y, dataset=name, clients=(client,), methods=methods, depth=depth,
-                       rounds=rounds, repeats=repeats, progress=progress)
+    # finder objects by name, not registered: the registry is neither read nor changed
+    finders = {"exhaustive": Exhaustive(), "quick": Quick(),
+               **{finder_name(step): Adaptive(min_step_examples=step) for step in steps}}
+    result = paper.run(X, y, dataset=name, clients=(client,), methods=list(finders), depth=depth,
+                       rounds=rounds, repeats=repeats, progress=progress, finders=finders)
     steps_of = {finder_name(step): step for step in steps}
     rows = [{"method": r["method"], "step": steps_of.get(r["method"]),
              "cpu_seconds": r["cpu_seconds"], "assessments": r["total_assessments"]}

@@ -56,7 +56,8 @@ def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, 
     """Everything a search needs for one node, as three tuples (node, state,
     scratch; their layouts are listed in the comments below).
 
-    ``data`` is ``Dataset.kernel_data()``, ``work`` ``Dataset.workspace()``;
+    ``data`` is ``Dataset.kernel_data()``, ``work`` the arrays of a ``with
+    Dataset.workspace(C)`` block;
     ``order`` holds the node's rows in weight order, ``index_order`` the same
     rows sorted.  ``categorical[k]`` marks the categorical columns (dense
     input only); their best partitions are written to ``cat_left`` (per bin,

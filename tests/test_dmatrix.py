@@ -1,0 +1,94 @@
+"""DMatrix: dense, NaN, sparse, pandas, xgboost.DMatrix conversion, float32 values, the
+meta-data getters, and clear errors for bad input."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from apsplit.adapters import DMatrix
+
+X = np.array([[1.0, np.nan, 0.1], [2.0, 3.0, 0.0], [np.nan, 1.0, 7.0]])
+
+
+def test_dense_with_nan_and_float32_values():
+    d = DMatrix(X, label=[0, 1, 0])
+    assert d.num_row() == 3 and d.num_col() == 3
+    assert np.isnan(d.data[0, 1]) and d.data[0, 2] == np.float32(0.1)  # float32 value, as XGBoost
+    assert d.get_label().dtype == np.float32 and d.get_weight().size == 0
+    assert not d.has_weight and d.feature_names is None
+
+
+def test_missing_value_marker():
+    d = DMatrix(np.array([[1.0, -999.0], [2.0, 3.0]]), missing=-999.0)
+    assert np.isnan(d.data[0, 1])
+
+
+def test_sparse_keeps_absent_entries_missing():
+    S = sp.csr_matrix(np.array([[0.0, 1.0], [2.0, 0.0]]))
+    S.data[0] = np.nan  # an explicit NaN is missing too: dropped
+    d = DMatrix(S)
+    assert sp.issparse(d.data) and d.data.nnz == 1
+    assert DMatrix(sp.csc_matrix(np.eye(3))).data.format == "csr"
+
+
+def test_pandas_names_and_categoricals():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"a": [1.0, None, 3.0], "b": [1, 2, 3]})
+    d = DMatrix(df, label=pd.Series([0, 1, 1]))
+    assert d.feature_names == ["a", "b"] and np.isnan(d.data[1, 0])
+    df["c"] = pd.Categorical(["x", "y", "x"])
+    with pytest.raises(ValueError, match="column 'c' is categorical"):
+        DMatrix(df)
+    with pytest.raises(ValueError, match="column 's' has dtype .*, not numeric"):
+        DMatrix(pd.DataFrame({"s": ["u", "v"]}))
+
+
+def test_from_xgboost_dmatrix():
+    xgb = pytest.importorskip("xgboost")
+    dx = xgb.DMatrix(X, label=[0, 1, 0], weight=[1, 2, 3], feature_names=["p", "q", "r"])
+    d = DMatrix(dx)
+    np.testing.assert_array_equal(np.isnan(d.data), np.isnan(X))
+    np.testing.assert_array_equal(np.nan_to_num(d.data), np.nan_to_num(X.astype(np.float32)))
+    assert d.get_weight().tolist() == [1, 2, 3] and d.feature_names == ["p", "q", "r"]
+    sparse = xgb.DMatrix(sp.random(50, 40, density=0.05, format="csr", random_state=0))
+    assert sp.issparse(DMatrix(sparse).data)
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="inf"):
+        DMatrix(np.array([[np.inf, 1.0]]))
+    with pytest.raises(ValueError, match="2-dimensional"):
+        DMatrix(np.arange(3.0))
+    with pytest.raises(ValueError, match="label has 2 entries but the data has 3 rows"):
+        DMatrix(X, label=[0, 1])
+    with pytest.raises(ValueError, match="weight must be non-negative"):
+        DMatrix(X, weight=[1, -1, 1])
+    with pytest.raises(ValueError, match="label contains NaN"):
+        DMatrix(X, label=[0, np.nan, 1])
+    with pytest.raises(ValueError, match="feature_names has 2 names"):
+        DMatrix(X, feature_names=["a", "b"])
+    with pytest.raises(TypeError, match="numeric"):
+        DMatrix([["a", "b"]])
+    with pytest.raises(ValueError, match="float32's range"):
+        DMatrix(np.array([[1e300]]))
+
+
+def test_setters_and_pickle():
+    d = DMatrix(X)
+    d.set_label([1, 0, 1])
+    d.set_weight([1, 1, 2])
+    d.set_base_margin([0.1, 0.2, 0.3])
+    assert d.get_base_margin().tolist() == pytest.approx([0.1, 0.2, 0.3])
+    e = pickle.loads(pickle.dumps(d))
+    assert e.get_label().tolist() == [1, 0, 1] and e._binned is None
+
+
+def test_slice_and_counts():
+    d = DMatrix(X, label=[0, 1, 2], weight=[1, 2, 3])
+    assert d.num_nonmissing() == 7
+    part = d.slice([2, 0])
+    assert part.num_row() == 2 and part.get_label().tolist() == [2, 0]
+    assert part.get_weight().tolist() == [3, 1] and np.isnan(part.data[0, 0])
+    assert DMatrix(sp.csr_matrix(np.eye(3))).slice([1]).num_nonmissing() == 1
