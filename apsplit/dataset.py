@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from .kernels.build import threshold_of
 
-__all__ = ["Dataset"]
+__all__ = ["Dataset", "dense_matrix"]
 
 
 def _code_dtype(max_bins):
@@ -54,6 +54,17 @@ def _categorical_mask(categorical_features, K):
         raise ValueError("categorical_features holds duplicate column indices")
     mask[spec] = 1
     return mask
+
+
+def dense_matrix(X):
+    """``X`` as a 2-d float64 array; a TypeError or ValueError that names what is wrong."""
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"X must be numeric: {exc}") from None
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
+    return X
 
 
 class _Checkout:
@@ -100,12 +111,7 @@ class Dataset:
 
     # ------------------------------------------------------------------ binning
     def _bin_dense(self, X):
-        try:
-            X = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"X must be numeric: {exc}") from None
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
+        X = dense_matrix(X)
         n, K = X.shape
         if n == 0 or K == 0:
             raise ValueError(f"X is empty (shape {X.shape})")

@@ -44,6 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import validation as v
+from .dataset import dense_matrix
 from .kernels import newton_grow, newton_route
 from .kernels.newton_split import Columns, Params
 
@@ -107,16 +108,6 @@ def _refuse_empty(n, K):
         raise ValueError(f"X is empty (shape {(n, K)})")
 
 
-def _dense(X):
-    try:
-        X = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"X must be numeric: {exc}") from None
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
-    return X
-
-
 def _csr(X):
     """X as CSR float64 with sorted indices (stored entries only; stored zeros kept)."""
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
@@ -158,7 +149,7 @@ class NewtonData:
             row, val = row[order], val[order]
             self.is_sparse = True
         else:
-            X = _dense(X)
+            X = dense_matrix(X)
             n, K = X.shape
             _refuse_empty(n, K)
             _refuse_inf(X)
@@ -282,7 +273,7 @@ class NewtonTree:
             _refuse_inf(X.data)
             return newton_route.apply_csr(self._splits(), X.indptr.astype(np.int64),
                                           X.indices.astype(np.int64), X.data)
-        X = _dense(X)
+        X = dense_matrix(X)
         self._check_width(X.shape)
         _refuse_inf(X)
         return newton_route.apply_dense(self._splits(), X)

@@ -27,18 +27,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.depths", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     paper.add_sweep_arguments(parser, rounds_default=500, json_default="results/depths.json",
-                              plot_default="results/depths.png", depth=False)
+                              plot_default="results/depths.png", depth=False,
+                              client=True)
     parser.add_argument("--depths", type=_depths, default=list(depths.DEPTHS),
                         help="comma-separated tree depths (default 1,2,3,4,5)")
-    parser.add_argument("--client", default="adaboost",
-                        help="adaboost, lazyF or trimM, as in benchmarks.paper (default adaboost)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     require_plotting(parser)
-    try:
-        paper.parse_client(args.client)
-    except ValueError as exc:
-        parser.error(str(exc))
     data = paper.sweep_data(parser, args)
     result = depths.run(data["X"], data["y"], data["name"], args.rounds, args.depths, args.client,
                         progress=not args.no_progress)

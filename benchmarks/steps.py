@@ -32,9 +32,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.steps", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     paper.add_sweep_arguments(parser, rounds_default=500, json_default="results/steps.json",
-                              plot_default="results/steps.png")
-    parser.add_argument("--client", default="adaboost",
-                        help="adaboost, lazyF or trimM, as in benchmarks.paper (default adaboost)")
+                              plot_default="results/steps.png", client=True)
     parser.add_argument("--steps", type=_steps, default=list(steps.STEPS),
                         help=f"min_step_examples values (default {','.join(map(steps.step_label, steps.STEPS))})")
     parser.add_argument("--repeats", type=count(1), default=1,
@@ -42,10 +40,6 @@ def main(argv=None):
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     require_plotting(parser)
-    try:
-        paper.parse_client(args.client)
-    except ValueError as exc:
-        parser.error(str(exc))
     data = paper.sweep_data(parser, args)
     result = steps.run(data["X"], data["y"], data["name"], args.rounds, args.depth, args.steps,
                        args.client, args.repeats, progress=not args.no_progress)

@@ -481,9 +481,11 @@ FORMAT_HELP = ("the data file's format (not needed for a bundled dataset): svm: 
                "uci: numbers, label last; tsv: tab-separated, label first; .gz/.bz2 are read directly")
 
 
-def add_sweep_arguments(parser, *, rounds_default, json_default, plot_default, depth=True):
-    """--data, --format, --rows, --rounds, --depth (unless ``depth`` is False), --json and
-    --plot of the sweeps (``benchmarks.quick_sweep``, ``benchmarks.steps``, ``benchmarks.depths``)."""
+def add_sweep_arguments(parser, *, rounds_default, json_default, plot_default, depth=True,
+                        client=False):
+    """--data, --format, --rows, --rounds, --depth (unless ``depth`` is False), --client (with
+    ``client``), --json and --plot of the sweeps (``benchmarks.quick_sweep``,
+    ``benchmarks.steps``, ``benchmarks.depths``)."""
     parser.add_argument("--data", required=True, help=DATA_HELP)
     parser.add_argument("--format", choices=FORMATS, help=FORMAT_HELP)
     parser.add_argument("--rows", type=count(1), help="keep the first N rows (default all)")
@@ -491,13 +493,19 @@ def add_sweep_arguments(parser, *, rounds_default, json_default, plot_default, d
                         help=f"boosting rounds (default {rounds_default})")
     if depth:
         parser.add_argument("--depth", type=count(1), default=3, help="tree depth (default 3)")
+    if client:
+        parser.add_argument("--client", default="adaboost",
+                            help="adaboost, lazyF or trimM, as in benchmarks.paper (default adaboost)")
     parser.add_argument("--json", default=json_default)
     parser.add_argument("--plot", default=plot_default)
 
 
 def sweep_data(parser, args):
-    """The data of ``add_sweep_arguments``' options (an argparse error if it cannot be read)."""
+    """The data of ``add_sweep_arguments``' options (an argparse error if it cannot be read,
+    or if --client is not a client)."""
     try:
+        if "client" in args:
+            parse_client(args.client)
         return first_rows(load_data(args.data, args.format), args.rows)
     except (OSError, ValueError) as exc:
         parser.error(str(exc))
