@@ -34,7 +34,7 @@ def test_sparse_keeps_absent_entries_missing():
 
 
 def test_pandas_names_and_categoricals():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     df = pd.DataFrame({"a": [1.0, None, 3.0], "b": [1, 2, 3]})
     d = DMatrix(df, label=pd.Series([0, 1, 1]))
     assert d.feature_names == ["a", "b"] and np.isnan(d.data[1, 0])
@@ -46,7 +46,7 @@ def test_pandas_names_and_categoricals():
 
 
 def test_from_xgboost_dmatrix():
-    xgb = pytest.importorskip("xgboost")
+    import xgboost as xgb
     dx = xgb.DMatrix(X, label=[0, 1, 0], weight=[1, 2, 3], feature_names=["p", "q", "r"])
     d = DMatrix(dx)
     np.testing.assert_array_equal(np.isnan(d.data), np.isnan(X))

@@ -7,8 +7,6 @@ import pytest
 from apsplit.experiments import gbm
 from benchmarks import gbm as gbm_command
 
-pytest.importorskip("apsplit.newton")
-
 
 def test_quick_run_on_one_dataset(tmp_path, capsys):
     path = tmp_path / "g.json"

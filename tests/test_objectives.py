@@ -23,7 +23,7 @@ LABELS = {"reg:squarederror": RNG.normal(2.0, 1.0, N),
 
 
 def _xgb_base_score(name, y, w):
-    xgb = pytest.importorskip("xgboost")
+    import xgboost as xgb
     params = {"objective": name, "tree_method": "exact", "max_depth": 1}
     if name.startswith("multi"):
         params["num_class"] = 3
@@ -44,7 +44,7 @@ def test_intercept_is_xgboosts(name):
 
 @pytest.mark.parametrize("name", ["binary:logistic", "binary:logitraw", "multi:softprob"])
 def test_base_score_to_margin_as_xgboost(name):
-    xgb = pytest.importorskip("xgboost")
+    import xgboost as xgb
     params = {"objective": name, "base_score": 0.3}
     if name.startswith("multi"):
         params["num_class"] = 3
