@@ -51,9 +51,13 @@ from .kernels.newton_split import Params, newton_score, newton_weight
 __all__ = ["register_criterion", "available_criteria", "get_criterion", "Criterion"]
 
 BUILT_IN = "newton"
-# (G, H) at which a criterion is called once when registered: a child, a negative sum,
-# and the empty hessian sum the kernel can pass
-_PROBES = ((1.0, 2.0), (-0.75, 0.5), (0.0, 0.0))
+# NewtonParams()'s kernel Params, and the same with lambda = 0
+_DEFAULT = Params(6, 127, 0.3, 1.0, 0.0, 0.0, 1.0, 0.0)
+_NO_LAMBDA = _DEFAULT._replace(reg_lambda=0.0)
+# (G, H, params) at which a criterion is called when registered: two children, and the
+# hessian sum 0 that the kernel can pass (a root of zero hessians, a rounding residue)
+_PROBES = ((1.0, 2.0, _DEFAULT), (-0.75, 0.5, _DEFAULT), (0.0, 0.0, _DEFAULT),
+           (0.5, 0.0, _NO_LAMBDA))
 
 
 @dataclass(eq=False)
@@ -98,22 +102,22 @@ def _numba_message(exc):
 def _probe(name, role, fn):
     """Call ``fn`` at the probe points; a ValueError naming the criterion if it does not
     compile, raises, or returns anything but a finite float."""
-    params = Params(6, 127, 0.3, 1.0, 0.0, 0.0, 1.0, 0.0)  # NewtonParams()'s, as kernels see them
-    for G, H in _PROBES:
+    for G, H, params in _PROBES:
+        at = f"G={G}, H={H}, reg_lambda={params.reg_lambda}"
         try:
             value = fn(G, H, params)
         except Exception as exc:  # numba's typing errors, and what the function raises
             raise ValueError(
-                f"criterion {name!r}: {role}(G, H, params) fails at G={G}, H={H} "
+                f"criterion {name!r}: {role}(G, H, params) fails at {at} "
                 f"({type(exc).__name__}: {_numba_message(exc)}); it must compile for float G, "
-                f"H and the kernel's Params, and return a float for every H >= 0") from None
+                f"H and the kernel's Params, and return a float for every H >= 0 (return 0.0 "
+                f"where H <= 0, as newton_score does)") from None
         if not isinstance(value, float):
-            raise ValueError(f"criterion {name!r}: {role}(G={G}, H={H}, params) returned "
-                             f"{value!r} ({type(value).__name__}); it must return a float")
+            raise ValueError(f"criterion {name!r}: {role} returned {value!r} "
+                             f"({type(value).__name__}) at {at}; it must return a float")
         if not math.isfinite(value):
-            raise ValueError(f"criterion {name!r}: {role}(G={G}, H={H}, params) returned "
-                             f"{value!r}; it must be finite (return 0.0 where H <= 0, as "
-                             f"newton_score does)")
+            raise ValueError(f"criterion {name!r}: {role} returned {value!r} at {at}; it must "
+                             f"return a finite float (0.0 where H <= 0, as newton_score does)")
 
 
 def register_criterion(name, score, weight=None, *, overwrite=False):
@@ -133,9 +137,10 @@ def register_criterion(name, score, weight=None, *, overwrite=False):
     overwrite : bool
         Replace a criterion registered under ``name`` (the built-in "newton" too).
 
-    Both functions are called once here, at a few (G, H) with ``NewtonParams()``'s
-    parameters, so that a criterion that does not compile or does not return a finite
-    float fails now, with a ValueError naming it.  Returns the ``Criterion``.
+    Both functions are called here at a few (G, H), H = 0 included, with
+    ``NewtonParams()``'s parameters and with lambda = 0, so that a criterion that does
+    not compile, raises, or does not return a finite float fails now, with a ValueError
+    naming it.  Returns the ``Criterion``.
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"a criterion's name must be a non-empty string, got {name!r}")
