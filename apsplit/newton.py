@@ -6,7 +6,9 @@
 
 The criterion, the scan and their proofs are in ``kernels/newton_split.py``,
 the depthwise growth and gamma pruning in ``kernels/newton_grow.py``, routing
-in ``kernels/newton_route.py``.
+in ``kernels/newton_route.py``.  ``criterion=`` takes a user's child score by
+name (``apsplit.register_criterion``, ``apsplit/criteria.py``); the rules below
+are the built-in "newton"'s.
 
 Against XGBoost (``tree_method="exact"``), the same rules: the gain
 T(G)^2/(H+lambda) of each child minus the parent's (or the loss reduction at

@@ -265,3 +265,17 @@ def test_quick_and_adaptive_need_bounds_a_user_criterion_lacks(readme, method):
     # the built-in criterion: not written for gradients yet
     with pytest.raises(ValueError, match="support method='exhaustive' only for now"):
         grow_newton_tree(NewtonData(X), g, h, NewtonParams(), method=method)
+
+
+# --------------------------------------------------------- the benchmark of the criterion
+
+def test_the_benchmark_measures_the_readmes_criterion(readme, capsys):
+    from apsplit.experiments import criterion as bench
+
+    kp = NewtonParams(reg_lambda=0.5).kernel_params(10)
+    for G, H in itertools.product([-7.5, -1.0, 0.0, 0.3, 12.0], [0.0, 0.25, 1.0, 9.0, 400.0]):
+        assert bench.significant_score(G, H, kp) == readme["significant_score"](G, H, kp)
+        assert bench.significant_weight(G, H, kp) == readme["significant_weight"](G, H, kp)
+    bench.main(["--datasets", "higgs7k", "--rounds", "3", "--depth", "2"])
+    out = capsys.readouterr().out
+    assert "log loss @3" in out and "newton, alpha 10" in out and "significant (Z 1)" in out
