@@ -279,3 +279,15 @@ def test_the_benchmark_measures_the_readmes_criterion(readme, capsys):
     bench.main(["--datasets", "higgs7k", "--rounds", "3", "--depth", "2"])
     out = capsys.readouterr().out
     assert "log loss @3" in out and "newton, alpha 10" in out and "significant (Z 1)" in out
+
+
+def test_the_scikit_learn_estimators_take_a_criterion(newton_copy):
+    from apsplit.adapters.sklearn import APGradientBoostingClassifier
+
+    X, y, _ = load_bundled("satimage")
+    X, y = X[:600], (y[:600] == 1)
+    ref = APGradientBoostingClassifier(n_estimators=5, max_depth=3).fit(X, y)
+    mine = APGradientBoostingClassifier(n_estimators=5, max_depth=3, criterion=newton_copy).fit(X, y)
+    np.testing.assert_array_equal(mine.predict_proba(X), ref.predict_proba(X))
+    with pytest.raises(ValueError, match="unknown criterion 'nope'"):
+        APGradientBoostingClassifier(n_estimators=1, criterion="nope").fit(X, y)
