@@ -36,11 +36,13 @@ criterion, with the criterion inlined as a compile-time constant: a user's
 criterion runs at the built-in's speed (0.98-1.02x per tree, measured by
 ``python -m benchmarks.newton_engine``) after a compile of 5-7 s at its first
 tree.  The built-in grower is cached on disk; a user's is not, as numba's cache
-checks only the grower's own file, not the criterion inlined into it.  Only ``exhaustive`` search
-takes a user's criterion: ``quick`` and ``adaptive`` prune with bounds on the
-criterion, which a user's criterion does not provide yet.
+checks only the grower's own file, not the criterion inlined into it.
+
+Only ``exhaustive`` search takes a user's criterion: ``quick`` and ``adaptive``
+prune with bounds on the criterion, which a user's criterion does not provide yet.
 """
 
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -80,14 +82,7 @@ class Criterion:
         return self._grower
 
 
-def _serial():
-    n = 0
-    while True:
-        n += 1
-        yield n
-
-
-_SERIAL = _serial()
+_SERIAL = itertools.count(1)  # tells apart the growers of criteria registered under one name
 _REGISTRY = {BUILT_IN: Criterion(BUILT_IN, newton_score, newton_weight, built_in=True,
                                  _grower=newton_grow.grow_newton)}
 
@@ -176,4 +171,3 @@ def get_criterion(name):
         raise ValueError(f"unknown criterion {name!r}; available: {available_criteria()} "
                          f"(add one with apsplit.register_criterion)")
     return _REGISTRY[name]
-
