@@ -325,6 +325,7 @@ class _GradientBoosting(BaseEstimator):
         "max_delta_step": [Interval(Real, 0, None, closed="left")],
         "objective": [None, str, callable],
         "method": [str],
+        "criterion": [str],
         "base_score": [None, Real, "array-like"],
         "eval_metric": [None, str, list],
         "early_stopping_rounds": [None, Interval(Integral, 1, None, closed="left")],
@@ -335,7 +336,7 @@ class _GradientBoosting(BaseEstimator):
     def __init__(self, n_estimators=100, learning_rate=0.3, max_depth=6, reg_lambda=1.0,
                  reg_alpha=0.0, gamma=0.0, min_child_weight=1.0, max_delta_step=0.0,
                  objective=None, method="exhaustive", base_score=None, eval_metric=None,
-                 early_stopping_rounds=None, random_state=None, n_jobs=None):
+                 early_stopping_rounds=None, random_state=None, n_jobs=None, criterion="newton"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -351,6 +352,7 @@ class _GradientBoosting(BaseEstimator):
         self.early_stopping_rounds = early_stopping_rounds
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.criterion = criterion
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -371,7 +373,8 @@ class _GradientBoosting(BaseEstimator):
                   "learning_rate": self.learning_rate, "reg_lambda": self.reg_lambda,
                   "reg_alpha": self.reg_alpha, "gamma": self.gamma,
                   "min_child_weight": self.min_child_weight,
-                  "max_delta_step": self.max_delta_step, "method": self.method}
+                  "max_delta_step": self.max_delta_step, "method": self.method,
+                  "criterion": self.criterion}
         if num_class is not None:
             params["num_class"] = num_class
         if self.base_score is not None:
@@ -434,7 +437,9 @@ class APGradientBoostingRegressor(RegressorMixin, _GradientBoosting):
     name (default "reg:squarederror") or a callable ``f(y_true, y_pred) ->
     (grad, hess)`` on raw margins (XGBoost's scikit-learn form; a third
     parameter receives the sample weights); ``method`` is apsplit's split
-    finder; ``base_score`` None estimates the intercept (XGBoost 3).  NaN in
+    finder and ``criterion`` its split criterion ("newton", or a name
+    registered with ``apsplit.register_criterion``); ``base_score`` None
+    estimates the intercept (XGBoost 3).  NaN in
     X is a missing value; in sparse X an absent entry is missing (as in
     XGBoost, not zero).  ``fit(X, y, sample_weight=None, eval_set=None,
     sample_weight_eval_set=None)``: with ``early_stopping_rounds`` (a

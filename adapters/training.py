@@ -26,7 +26,8 @@ seed, random_state, nthread, n_jobs   accepted; nothing here is random, and the
 tree_method                           "exact" (what apsplit grows); other values warn
 method                                apsplit's: the split finder (Newton trees take
                                       "exhaustive" for now)
-criterion                             apsplit's: "newton" (user-defined criteria later)
+criterion                             apsplit's: "newton" (XGBoost's gain) or a name
+                                      registered with ``apsplit.register_criterion``
 ====================================  =============================================
 
 An unknown parameter warns (``UserWarning``) naming it, as XGBoost does;
@@ -63,6 +64,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..criteria import get_criterion
 from .callback import CallbackContainer, EarlyStopping, EvaluationMonitor, ProgressBar
 from .dmatrix import DMatrix, as_dmatrix, prepare_X
 from .metrics import get_metric
@@ -83,7 +85,6 @@ _UNSUPPORTED = {"subsample": 1, "colsample_bytree": 1, "colsample_bylevel": 1,
                 "grow_policy": "depthwise", "monotone_constraints": None,
                 "interaction_constraints": None, "sampling_method": "uniform",
                 "multi_strategy": "one_output_per_tree"}
-CRITERIA = ("newton",)
 
 
 @dataclass
@@ -137,9 +138,7 @@ def parse_params(params):
             warnings.warn(f"parameter {key!r} is not used by apsplit's train and is ignored",
                           UserWarning, stacklevel=3)
     criterion = other.get("criterion", "newton")
-    if criterion not in CRITERIA:
-        raise ValueError(f"criterion {criterion!r} is not available for gradient boosting: only "
-                         f"'newton' (XGBoost's gain) for now; user-defined criteria come later")
+    get_criterion(criterion)  # an unknown name fails here, listing the registered ones
     tm = other.get("tree_method")
     if tm not in (None, "exact"):
         warnings.warn(f"tree_method={tm!r}: apsplit grows exact trees (XGBoost's 'exact')",
@@ -556,7 +555,7 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
             t0 = time.perf_counter()
             tree = newton.grow_newton_tree(data, np.ascontiguousarray(grad[:, k]),
                                            np.ascontiguousarray(hess[:, k]), tree_params,
-                                           method=p.method)
+                                           method=p.method, criterion=p.criterion)
             record["seconds"] += time.perf_counter() - t0
             _use_xgboost_thresholds(tree)
             record["nodes"] += int(tree.node_count)

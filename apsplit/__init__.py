@@ -12,6 +12,7 @@ if not (_HERE / "adapters").is_dir() and (_HERE.parent / "adapters" / "__init__.
     __path__.append(str(_HERE.parent))  # noqa: F821 (the package's own search path)
 
 from . import lower_bounds
+from .criteria import available_criteria, register_criterion
 from .dataset import Dataset
 from .finders import (Adaptive, AdaptivePaper, Exhaustive, Finder, Problem, Quick, available_finders,
                       find_split, get_finder, register_finder)
@@ -21,4 +22,4 @@ from .tree import Tree, grow_tree
 __version__ = "0.1.0"
 __all__ = ["Dataset", "find_split", "Split", "Finder", "Problem", "Exhaustive", "Quick",
            "Adaptive", "AdaptivePaper", "register_finder", "available_finders", "get_finder", "Tree",
-           "grow_tree", "lower_bounds"]
+           "grow_tree", "lower_bounds", "register_criterion", "available_criteria"]

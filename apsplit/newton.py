@@ -6,7 +6,9 @@
 
 The criterion, the scan and their proofs are in ``kernels/newton_split.py``,
 the depthwise growth and gamma pruning in ``kernels/newton_grow.py``, routing
-in ``kernels/newton_route.py``.
+in ``kernels/newton_route.py``.  ``criterion=`` takes a user's child score by
+name (``apsplit.register_criterion``, ``apsplit/criteria.py``); the rules below
+are the built-in "newton"'s.
 
 Against XGBoost (``tree_method="exact"``), the same rules: the gain
 T(G)^2/(H+lambda) of each child minus the parent's (or the loss reduction at
@@ -44,13 +46,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import validation as v
+from .criteria import get_criterion
 from .dataset import dense_matrix
-from .kernels import newton_grow, newton_route
+from .kernels import newton_route
 from .kernels.newton_split import Columns, Params
 
 __all__ = ["NewtonParams", "NewtonData", "NewtonTree", "grow_newton_tree", "METHODS"]
 
 METHODS = ("exhaustive",)
+PRUNING_METHODS = ("quick", "adaptive", "adaptive_paper")  # they need bounds on the criterion
 LEAF = -1
 
 
@@ -338,7 +342,8 @@ def _check_gradient(values, what, n_rows):
     return np.ascontiguousarray(arr)
 
 
-def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method="exhaustive"):
+def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method="exhaustive",
+                     criterion="newton"):
     """One regression tree on gradient/hessian statistics, by XGBoost's exact greedy rules.
 
     Parameters
@@ -351,11 +356,20 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
     features : int indices of the candidate features (default all).  Ties go to the
         lower feature index, as in XGBoost, whatever their order here.
     method : "exhaustive" (the only one so far for Newton trees)
+    criterion : a name of ``apsplit.available_criteria()``: "newton" (XGBoost's gain) or
+        one registered with ``apsplit.register_criterion`` (``apsplit.criteria``)
 
     The tree is grown depthwise to ``params.max_depth``; a node is a leaf when no
     admissible split gains more than 1e-6; gamma is applied afterwards by pruning.
+    A registered criterion's grower is compiled at its first tree in the process.
     """
+    crit = get_criterion(criterion)
     if not isinstance(method, str) or method not in METHODS:
+        if not crit.built_in and method in PRUNING_METHODS:
+            raise ValueError(f"method={method!r} cannot use the criterion {criterion!r}: the "
+                             f"quick and adaptive finders prune with bounds on the criterion, "
+                             f"which user criteria do not provide yet; use method='exhaustive' "
+                             f"(Newton trees support exhaustive only for now)")
         raise ValueError(f"Newton trees support method='exhaustive' only for now (quick and "
                          f"adaptive are not written for gradients yet); got method={method!r}")
     if not isinstance(data, NewtonData):
@@ -372,6 +386,6 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
     features = np.sort(v.check_indices(features, data.n_features, "features"))
     gh = np.empty((data.n_rows, 2))
     gh[:, 0], gh[:, 1] = grad, hess
-    kernel_tree = newton_grow.grow_newton(data.columns(), gh, rows, features,
-                                          params.kernel_params(rows.size))
+    kernel_tree = crit.grower()(data.columns(), gh, rows, features,
+                                params.kernel_params(rows.size))
     return NewtonTree(kernel_tree, data.n_features, params.learning_rate)

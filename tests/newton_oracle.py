@@ -16,6 +16,10 @@ hessian and a hessian sum >= min_child_weight.  The chosen split is the first
 candidate in that order whose gain exceeds every earlier kept one by more
 than the tie window 1e-10 (sum |g|)^2 / (H + lambda) (apsplit's documented tie
 rule), if its gain exceeds 1e-6.
+
+The criterion is Newton's (``score``, ``weight`` below) unless another pair of
+plain Python functions ``score(G, H, p)`` / ``weight(G, H, p)`` is passed (a
+user's criterion, ``apsplit.register_criterion``).
 """
 
 from dataclasses import dataclass
@@ -71,7 +75,7 @@ def node_scale(g, h, p):
     return np.abs(g).sum() ** 2 / denominator if denominator > 0 else 0.0
 
 
-def candidates(X, g, h, rows, features, p):
+def candidates(X, g, h, rows, features, p, score=score):
     """Every admissible candidate of the node ``rows`` in XGBoost's order."""
     gn, hn = g[rows], h[rows]
     parent = score(gn.sum(), hn.sum(), p)
@@ -104,11 +108,11 @@ def candidates(X, g, h, rows, features, p):
     return out
 
 
-def best_split(X, g, h, rows, features, p):
+def best_split(X, g, h, rows, features, p, score=score):
     """The chosen candidate of the node (None if no admissible split gains more than 1e-6)."""
     tie = TIE_WINDOW * node_scale(g[rows], h[rows], p)
     best = None
-    for c in candidates(X, g, h, rows, features, p):
+    for c in candidates(X, g, h, rows, features, p, score):
         if np.isfinite(c.gain) and (best is None or c.gain > best.gain + tie):
             best = c
     if best is None or not best.gain > KRT_EPS:
@@ -116,9 +120,9 @@ def best_split(X, g, h, rows, features, p):
     return best
 
 
-def optimum(X, g, h, rows, features, p):
+def optimum(X, g, h, rows, features, p, score=score):
     """(the largest gain over the admissible candidates, its candidate); (-inf, None) if none."""
-    cands = [c for c in candidates(X, g, h, rows, features, p) if np.isfinite(c.gain)]
+    cands = [c for c in candidates(X, g, h, rows, features, p, score) if np.isfinite(c.gain)]
     if not cands:
         return -np.inf, None
     c = max(cands, key=lambda c: c.gain)
@@ -140,7 +144,7 @@ class Node:
         return self.split is None
 
 
-def grow(X, g, h, rows, features, p, depth=0):
+def grow(X, g, h, rows, features, p, depth=0, score=score, weight=weight):
     """The tree, recursively: a node splits by ``best_split`` until max_depth; then gamma
     pruning bottom-up (a split whose children are leaves and whose gain < gamma goes)."""
     rows = np.asarray(rows)
@@ -148,11 +152,11 @@ def grow(X, g, h, rows, features, p, depth=0):
     node = Node(rows, G, H, weight(G, H, p))
     if depth >= p.max_depth:
         return node
-    split = best_split(X, g, h, rows, features, p)
+    split = best_split(X, g, h, rows, features, p, score)
     if split is None:
         return node
-    left = grow(X, g, h, rows[split.left], features, p, depth + 1)
-    right = grow(X, g, h, rows[~split.left], features, p, depth + 1)
+    left = grow(X, g, h, rows[split.left], features, p, depth + 1, score, weight)
+    right = grow(X, g, h, rows[~split.left], features, p, depth + 1, score, weight)
     if left.is_leaf and right.is_leaf and split.gain < p.gamma:
         return node
     node.split, node.left, node.right = split, left, right
