@@ -16,6 +16,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from ..newton import NewtonData
+
 __all__ = ["DMatrix", "as_dmatrix"]
 
 
@@ -246,7 +248,6 @@ class DMatrix:
     def binned(self):
         """The tree grower's view of X, built once (``apsplit.newton.NewtonData``)."""
         if self._binned is None:
-            from apsplit.newton import NewtonData
             self._binned = NewtonData(self.data)
         return self._binned
 

@@ -64,6 +64,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import newton
 from ..criteria import get_criterion
 from .callback import CallbackContainer, EarlyStopping, EvaluationMonitor, ProgressBar
 from .dmatrix import DMatrix, as_dmatrix, prepare_X
@@ -171,11 +172,6 @@ def parse_params(params):
                        criterion=criterion, scale_pos_weight=spw,
                        disable_default_eval_metric=bool(other.get("disable_default_eval_metric",
                                                                   False)))
-
-
-def _newton():
-    from apsplit import newton
-    return newton
 
 
 class Booster:
@@ -437,7 +433,6 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
     given = dtrain
     dtrain = as_dmatrix(dtrain, "dtrain")
     evals = _evals(evals, dtrain, given)
-    newton = _newton()
     tree_params = newton.NewtonParams(**p.tree)
 
     custom = CustomObjective(obj) if obj is not None else None
