@@ -221,7 +221,7 @@ def xgboost_json(booster):
             },
             "learner_model_param": {
                 "base_score": "[" + ",".join(_xgb_float(b) for b in base) + "]",
-                "boost_from_average": "1",
+                "boost_from_average": "0",  # the intercept is final
                 "num_class": str(k if k > 1 else 0),
                 "num_feature": str(booster.n_features),
                 "num_target": "1",
