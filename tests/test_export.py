@@ -331,3 +331,29 @@ def test_a_missing_library_names_the_extra(monkeypatch, library):
     monkeypatch.setitem(sys.modules, library, None)  # import now raises ImportError
     with pytest.raises(ImportError, match=rf'pip install "apsplit\[{library}\]"'):
         getattr(bst, f"to_{library}")()
+
+
+def test_a_custom_multi_output_objective_exports_as_raw_margins():
+    X, y, Xo, _ = _data("satimage", 600)
+
+    def softmax(preds, dtrain):
+        p = np.exp(preds - preds.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        onehot = np.eye(6)[dtrain.get_label().astype(int)]
+        return p - onehot, np.maximum(2 * p * (1 - p), 1e-6)
+
+    bst = train({"num_class": 6, "max_depth": 3, "base_score": 0.0}, DMatrix(X, label=y), 5,
+                obj=softmax)
+    X_all = np.vstack([X, Xo])
+    ours = bst.predict(X_all, output_margin=True)
+    theirs = bst.to_xgboost().predict(xgb.DMatrix(X_all))  # reg:squarederror: the margins
+    assert theirs.shape == ours.shape == (X_all.shape[0], 6)
+    assert np.all(np.abs(theirs - ours) <= _xgb_bound(bst, X_all))
+    np.testing.assert_allclose(bst.to_lightgbm().predict(X_all), ours, rtol=1e-12, atol=1e-15)
+
+
+def test_missing_as_nan():
+    X = sp.csr_matrix((np.array([0.0, 2.0, np.nan]), np.array([0, 2, 1]), np.array([0, 2, 3])),
+                      shape=(2, 3))
+    np.testing.assert_array_equal(missing_as_nan(X), [[0.0, np.nan, 2.0],
+                                                      [np.nan, np.nan, np.nan]])
