@@ -357,3 +357,25 @@ def test_missing_as_nan():
                       shape=(2, 3))
     np.testing.assert_array_equal(missing_as_nan(X), [[0.0, np.nan, 2.0],
                                                       [np.nan, np.nan, np.nan]])
+
+
+def test_the_gradient_boosting_estimators_export_what_they_predict():
+    from apsplit.adapters.sklearn import (APGradientBoostingClassifier,
+                                          APGradientBoostingRegressor)
+    X, y, Xv, yv = _data("satimage", 800, nan=0.05)
+    labels = np.array(list("abcdef"))[y.astype(int)]
+    clf = APGradientBoostingClassifier(n_estimators=8, max_depth=3).fit(X, labels)
+    np.testing.assert_allclose(clf.to_lightgbm().predict(Xv), clf.predict_proba(Xv),
+                               rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(clf.to_xgboost().predict(xgb.DMatrix(Xv)), clf.predict_proba(Xv),
+                               atol=1e-6)
+    binary = APGradientBoostingClassifier(n_estimators=30, max_depth=3, early_stopping_rounds=2)
+    binary.fit(X, y == 3, eval_set=[(Xv, yv == 3)])
+    assert binary.best_iteration_ < 29  # stopped early: the export holds the rounds used
+    assert binary.to_xgboost().num_boosted_rounds() == binary.best_iteration_ + 1
+    np.testing.assert_allclose(binary.to_lightgbm().predict(Xv), binary.predict_proba(Xv)[:, 1],
+                               rtol=1e-12, atol=1e-15)
+    reg = APGradientBoostingRegressor(n_estimators=8, max_depth=3).fit(X, y)
+    np.testing.assert_allclose(reg.to_xgboost().predict(xgb.DMatrix(Xv)), reg.predict(Xv),
+                               atol=1e-5)
+    np.testing.assert_allclose(reg.to_lightgbm().predict(Xv), reg.predict(Xv), rtol=1e-12)
