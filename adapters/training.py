@@ -189,6 +189,9 @@ class Booster:
     history : list of dict, per round: round, seconds (in the tree grower), nodes,
         round_seconds (the whole round), and assessments when the grower counts them
     best_iteration, best_score : set by early stopping (None otherwise)
+
+    ``to_xgboost()``, ``to_lightgbm()`` and ``save_model(path, format=...)`` serve the
+    model in XGBoost or LightGBM (``adapters.export``).
     """
 
     def __init__(self, objective, n_outputs, base_margin, n_features, feature_names=None,

@@ -379,3 +379,11 @@ def test_the_gradient_boosting_estimators_export_what_they_predict():
     np.testing.assert_allclose(reg.to_xgboost().predict(xgb.DMatrix(Xv)), reg.predict(Xv),
                                atol=1e-5)
     np.testing.assert_allclose(reg.to_lightgbm().predict(Xv), reg.predict(Xv), rtol=1e-12)
+
+
+def test_a_feature_name_xgboost_refuses_is_named():
+    X = np.random.default_rng(3).normal(size=(100, 2))
+    bst = train({"objective": "reg:squarederror", "max_depth": 2},
+                DMatrix(X, label=X[:, 0], feature_names=["ok", "x[0]"]), 1)
+    with pytest.raises(ValueError, match=r"x\[0\]"):
+        bst.to_xgboost()
