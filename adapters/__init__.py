@@ -4,7 +4,9 @@ Boosting loops and library bridges live here; they feed the core
 (``apsplit.find_split`` / ``apsplit.grow_tree``) the node's rows in weight
 order and the candidate features of each round.  Gradient boosting in
 XGBoost's API: ``train``, ``DMatrix``, ``Booster`` (``adapters.training``),
-its objectives, metrics and callbacks.
+its objectives, metrics and callbacks; ``adapters.export`` writes a Booster in
+XGBoost's JSON and LightGBM's text format (``Booster.to_xgboost``,
+``Booster.to_lightgbm``, ``Booster.save_model``).
 """
 
 from .boosting import AdaBoost, Boosting, LazyBoost, WeightTrimmingBoost

@@ -421,6 +421,23 @@ class _GradientBoosting(BaseEstimator):
         return self.booster_.predict(X, output_margin=True,
                                      iteration_range=self._iteration_range())
 
+    def _served(self):
+        """The fitted Booster, cut after ``best_iteration_`` when early stopping set it:
+        the trees ``predict`` uses."""
+        check_is_fitted(self)
+        best = self.booster_.best_iteration
+        return self.booster_ if best is None else self.booster_[:best + 1]
+
+    def to_xgboost(self):
+        """The fitted model as an ``xgboost.Booster`` (``Booster.to_xgboost``), with the
+        rounds ``predict`` uses; classes are the codes 0..C-1 of ``classes_``."""
+        return self._served().to_xgboost()
+
+    def to_lightgbm(self):
+        """The fitted model as a ``lightgbm.Booster`` (``Booster.to_lightgbm``), with the
+        rounds ``predict`` uses; classes are the codes 0..C-1 of ``classes_``."""
+        return self._served().to_lightgbm()
+
     @property
     def feature_importances_(self):
         """Average gain of each feature's splits, normalised to sum 1 (XGBoost's "gain")."""

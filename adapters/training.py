@@ -185,6 +185,9 @@ class Booster:
     history : list of dict, per round: round, seconds (in the tree grower), nodes,
         round_seconds (the whole round), and assessments when the grower counts them
     best_iteration, best_score : set by early stopping (None otherwise)
+
+    ``to_xgboost()``, ``to_lightgbm()`` and ``save_model(path, format=...)`` serve the
+    model in XGBoost or LightGBM (``adapters.export``).
     """
 
     def __init__(self, objective, n_outputs, base_margin, n_features, feature_names=None,
@@ -350,6 +353,28 @@ class Booster:
         used = self.feature_importances("weight") > 0
         names = self.feature_names or [f"f{i}" for i in range(self.n_features)]
         return {names[i]: float(values[i]) for i in np.nonzero(used)[0]}
+
+    # -- export ----------------------------------------------------------------------
+    def to_xgboost(self):
+        """The model as an ``xgboost.Booster``, loaded from the JSON apsplit writes
+        (``adapters.export``): same trees, intercept, default directions and feature
+        names; margins equal apsplit's to float32 precision (XGBoost sums in float32)."""
+        from .export import to_xgboost
+        return to_xgboost(self)
+
+    def to_lightgbm(self):
+        """The model as a ``lightgbm.Booster``, loaded from the text apsplit writes
+        (``adapters.export``); LightGBM reads an absent scipy.sparse entry as 0.0, so
+        pass dense data with NaN for missing (``adapters.export.missing_as_nan``)."""
+        from .export import to_lightgbm
+        return to_lightgbm(self)
+
+    def save_model(self, path, format="xgboost"):
+        """Write the model file: ``format="xgboost"`` (XGBoost's JSON, for
+        ``xgboost.Booster(model_file=path)``) or ``"lightgbm"`` (LightGBM's text, for
+        ``lightgbm.Booster(model_file=path)``)."""
+        from .export import save_model
+        save_model(self, path, format)
 
     def __repr__(self):
         name = self.objective.name if self.objective is not None else "custom"

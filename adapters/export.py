@@ -1,0 +1,374 @@
+"""Writing a gradient-boosting ``Booster`` in XGBoost's JSON and LightGBM's text model format.
+
+Both files are written here by hand, field by field; the libraries are only
+imported to load what was written (``Booster.to_xgboost`` /
+``Booster.to_lightgbm``).  The exported model predicts what apsplit predicts:
+
+- **Trees.**  XGBoost: one tree per class per round, in apsplit's order, with
+  ``tree_info`` giving each tree's class; the nodes keep apsplit's numbering
+  (XGBoost's own, level by level).  LightGBM: ``num_tree_per_iteration`` =
+  number of classes, trees interleaved by class (tree i adds to class
+  i mod K), internal nodes and leaves renumbered as LightGBM numbers them.
+  Leaf values carry the learning rate already (``shrinkage=1``).
+- **Intercept.**  XGBoost 3 stores ``base_score`` in the space of the
+  prediction: a probability for ``reg:logistic`` / ``binary:logistic``, the
+  margin otherwise (one per class for ``multi:*``).  LightGBM has no
+  intercept field: it keeps the intercept in the leaves of the first tree of
+  each class (as its ``boost_from_average`` does), so a model without trees
+  cannot be written in its format.
+- **Missing values** go where apsplit sends them: XGBoost's ``default_left``;
+  LightGBM's ``decision_type`` with missing type NaN (8 = NaN right, 10 = NaN
+  left).  XGBoost reads an absent scipy.sparse entry as missing, as apsplit's
+  DMatrix does; LightGBM reads it as 0.0.  For LightGBM pass dense data with
+  NaN where the entry is missing (``missing_as_nan(X)``).
+- **Thresholds.**  apsplit sends ``x <= threshold`` left, on X rounded to
+  float32 (``DMatrix``).  XGBoost sends ``x < t`` left on float32 X: t is the
+  least float32 above ``threshold``, and every training value must then go
+  the side apsplit sent it: ``float32(left_value) < t <= float32(right_value)``;
+  a split whose two values are one float32 is refused (ValueError naming the
+  tree, the node and the values).  For trees grown by ``train`` t is
+  ``NewtonTree.xgboost_split_conditions()``.  LightGBM compares ``x <=
+  threshold`` in double on the values as given: the threshold written is the
+  largest double that rounds to a float32 at or below apsplit's threshold, so
+  that float64 input is routed as apsplit routes it after rounding (on float32
+  data that is apsplit's threshold itself).  Written with 17 significant
+  digits, it reads back exactly.
+- **Objectives** (XGBoost's name / LightGBM's): reg:squarederror /
+  ``regression``; reg:logistic / ``cross_entropy``; binary:logistic /
+  ``binary sigmoid:1``; binary:logitraw / none (LightGBM's ``predict`` then
+  gives the raw margin, as apsplit's does); multi:softprob and multi:softmax /
+  ``multiclass num_class:K`` (LightGBM predicts probabilities: take the
+  argmax for softmax's classes).  A custom objective is written as raw
+  margins (XGBoost: ``reg:squarederror``, with ``num_class`` for several
+  outputs; LightGBM: no objective).
+- **Feature names** (``DMatrix(feature_names=...)`` or a DataFrame's columns)
+  go into both files; LightGBM's are separated by spaces, so whitespace in a
+  name becomes ``_``, as LightGBM's own Dataset does.  Without names LightGBM
+  gets ``Column_<i>``, XGBoost none.
+"""
+
+import json
+import math
+import os
+import re
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["FORMATS", "xgboost_json", "lightgbm_text", "to_xgboost", "to_lightgbm",
+           "save_model", "xgboost_conditions", "lightgbm_thresholds", "missing_as_nan"]
+
+FORMATS = ("xgboost", "lightgbm")
+_ROOT_PARENT = 2147483647  # XGBoost's parent of the root
+_XGB_VERSION = [3, 2, 0]   # the JSON schema written (XGBoost 3's: vector base_score)
+_LGB_OBJECTIVE = {"reg:squarederror": "regression", "reg:logistic": "cross_entropy",
+                  "binary:logistic": "binary sigmoid:1", "binary:logitraw": None}
+
+
+def _require(name):
+    try:
+        if name == "xgboost":
+            import xgboost as module
+        else:
+            import lightgbm as module
+    except ImportError as exc:
+        raise ImportError(f"exporting to {name} needs the {name} package: pip install "
+                          f"\"apsplit[{name}]\" ({exc})") from None
+    return module
+
+
+def _trees(booster):
+    """(trees, tree_info) of a Booster, checked: Newton trees, classes round by round."""
+    k = booster.n_outputs
+    if len(booster.trees) % k:
+        raise ValueError(f"the model has {len(booster.trees)} trees, not a whole number of "
+                         f"rounds of {k}")
+    for i, c in enumerate(booster.tree_info):
+        if c != i % k:
+            raise ValueError(f"tree {i} adds to class {c}, not {i % k}: both formats expect "
+                             f"one tree per class per round, classes in order")
+    return booster.trees, booster.tree_info
+
+
+def _f32(x):
+    """x rounded to float32, as a Python float (its repr reads back as that float32)."""
+    return float(np.float32(x))
+
+
+def _floor32(x):
+    """The largest float32 <= x (x a finite double)."""
+    f = np.float32(x)
+    if f > x:
+        f = np.nextafter(f, np.float32(-np.inf))
+    return f
+
+
+# ------------------------------------------------------------------ thresholds
+def xgboost_conditions(tree, index=0):
+    """XGBoost's float32 ``split_conditions`` t of every split of a NewtonTree (NaN at
+    leaves): ``x < t`` on float32 x is apsplit's ``x <= threshold``, and each split's two
+    training values stay on their sides; otherwise a ValueError naming tree ``index``,
+    the node and the two values."""
+    out = np.full(tree.node_count, np.nan, np.float32)
+    for node in np.flatnonzero(np.asarray(tree.feature) >= 0):
+        thr = float(tree.threshold[node])
+        lo, hi = float(tree.left_value[node]), float(tree.right_value[node])
+        where = (f"tree {index}, node {node} (feature {int(tree.feature[node])}): the "
+                 f"training values {lo!r} and {hi!r}")
+        if not math.isfinite(thr):
+            raise ValueError(f"{where} have the threshold {thr!r}, which XGBoost cannot hold")
+        with np.errstate(over="ignore"):
+            t = np.nextafter(_floor32(thr), np.float32(np.inf))
+        if not np.isfinite(t):
+            raise ValueError(f"{where}: the threshold {thr!r} is beyond float32's range")
+        if not (np.float32(lo) < t and (math.isinf(hi) or t <= np.float32(hi))):
+            raise ValueError(f"{where} are one float32 ({np.float32(lo)!r} and "
+                             f"{np.float32(hi)!r}): no float32 threshold of XGBoost's x < t "
+                             f"separates them (train on float32 data, as DMatrix rounds it)")
+        out[node] = t
+    return out
+
+
+def lightgbm_thresholds(tree):
+    """LightGBM's double thresholds (``x <= threshold`` left) of a NewtonTree's splits (NaN
+    at leaves): the largest double that rounds to a float32 at or below apsplit's
+    threshold, so that unrounded float64 values go where apsplit sends them once
+    rounded to float32."""
+    out = np.full(tree.node_count, np.nan)
+    for node in np.flatnonzero(np.asarray(tree.feature) >= 0):
+        f = _floor32(float(tree.threshold[node]))
+        up = np.nextafter(f, np.float32(np.inf))
+        if not np.isfinite(up):
+            out[node] = float(f)
+            continue
+        mid = (float(f) + float(up)) / 2.0  # exact in double
+        out[node] = mid if np.float32(mid) == f else float(np.nextafter(mid, -np.inf))
+    return out
+
+
+# ------------------------------------------------------------------ XGBoost
+def _objective_name(booster):
+    return booster.objective.name if booster.objective is not None else None
+
+
+def _xgb_tree(tree, index, n_features):
+    feature = np.asarray(tree.feature)
+    split = feature >= 0
+    cond = xgboost_conditions(tree, index)
+    value = np.asarray(tree.value, dtype=np.float64)
+    n = tree.node_count
+    parents = [int(p) if p >= 0 else _ROOT_PARENT for p in np.asarray(tree.parent)]
+    return {
+        "base_weights": [_f32(w) for w in tree.base_weight],
+        "categories": [], "categories_nodes": [], "categories_segments": [],
+        "categories_sizes": [],
+        "default_left": [int(bool(d)) if s else 0 for d, s in zip(tree.default_left, split)],
+        "id": int(index),
+        "left_children": [int(c) for c in tree.children_left],
+        "loss_changes": [_f32(g) if s else 0.0 for g, s in zip(tree.gain, split)],
+        "parents": parents,
+        "right_children": [int(c) for c in tree.children_right],
+        "split_conditions": [float(cond[i]) if split[i] else _f32(value[i]) for i in range(n)],
+        "split_indices": [int(f) if s else 0 for f, s in zip(feature, split)],
+        "split_type": [0] * n,
+        "sum_hessian": [_f32(h) for h in tree.cover],
+        "tree_param": {"num_deleted": "0", "num_feature": str(n_features),
+                       "num_nodes": str(n), "size_leaf_vector": "1"},
+    }
+
+
+def _xgb_float(x):
+    return repr(float(np.float32(x))).upper()
+
+
+def xgboost_json(booster):
+    """The model as XGBoost 3's JSON document (a dict; ``json.dumps`` writes the file)."""
+    trees, info = _trees(booster)
+    k = booster.n_outputs
+    name = _objective_name(booster)
+    base = np.asarray(booster.base_margin, dtype=np.float64)
+    if name in ("reg:logistic", "binary:logistic"):
+        base = 1.0 / (1.0 + np.exp(-base))  # XGBoost 3 keeps a probability
+    params = getattr(booster, "params", {}) or {}
+    spw = str(params.get("scale_pos_weight", 1))
+    if name is None or not name.startswith("multi:"):
+        objective = {"name": name or "reg:squarederror",
+                     "reg_loss_param": {"scale_pos_weight": spw}}
+    else:
+        objective = {"name": name, "softmax_multiclass_param": {"num_class": str(k)}}
+    names = booster.feature_names
+    if names is not None:
+        bad = [n for n in names if any(c in str(n) for c in "[]<")]
+        if bad:
+            raise ValueError(f"XGBoost refuses feature names holding '[', ']' or '<': {bad}")
+    rounds = len(trees) // k
+    return {
+        "learner": {
+            "attributes": {str(a): str(v) for a, v in booster.attributes().items()},
+            "feature_names": [str(n) for n in names] if names is not None else [],
+            "feature_types": [],
+            "gradient_booster": {
+                "model": {
+                    "cats": {"enc": [], "feature_segments": [], "sorted_idx": []},
+                    "gbtree_model_param": {"num_parallel_tree": "1",
+                                           "num_trees": str(len(trees))},
+                    "iteration_indptr": [r * k for r in range(rounds + 1)],
+                    "tree_info": [int(c) for c in info],
+                    "trees": [_xgb_tree(t, i, booster.n_features) for i, t in enumerate(trees)],
+                },
+                "name": "gbtree",
+            },
+            "learner_model_param": {
+                "base_score": "[" + ",".join(_xgb_float(b) for b in base) + "]",
+                "boost_from_average": "0",  # the intercept is final
+                "num_class": str(k if k > 1 else 0),
+                "num_feature": str(booster.n_features),
+                "num_target": "1",
+            },
+            "objective": objective,
+        },
+        "version": list(_XGB_VERSION),
+    }
+
+
+def to_xgboost(booster):
+    """An ``xgboost.Booster`` loaded from the JSON written by ``xgboost_json``."""
+    xgb = _require("xgboost")
+    raw = bytearray(json.dumps(xgboost_json(booster)).encode())
+    return xgb.Booster(model_file=raw)
+
+
+# ------------------------------------------------------------------ LightGBM
+def _g(x):
+    """A double in 17 significant digits (reads back exactly)."""
+    return "%.17g" % float(x)
+
+
+def _lgb_names(booster):
+    if booster.feature_names is None:
+        return [f"Column_{i}" for i in range(booster.n_features)]
+    out = []
+    for n in booster.feature_names:
+        s = re.sub(r"\s", "_", str(n))
+        if s != str(n):
+            warnings.warn(f"feature name {n!r} holds whitespace; LightGBM gets {s!r}",
+                          UserWarning, stacklevel=4)
+        out.append(s)
+    return out
+
+
+def _lgb_infos(trees, n_features):
+    """LightGBM's ``feature_infos``: [min:max] of the training values the splits on a
+    feature separate (apsplit keeps no other range), ``none`` for unused features."""
+    lo = np.full(n_features, np.inf)
+    hi = np.full(n_features, -np.inf)
+    for t in trees:
+        for node in np.flatnonzero(np.asarray(t.feature) >= 0):
+            f = int(t.feature[node])
+            for v in (t.left_value[node], t.right_value[node]):
+                if math.isfinite(v):
+                    lo[f], hi[f] = min(lo[f], v), max(hi[f], v)
+    return ["none" if lo[f] > hi[f] else f"[{_g(lo[f])}:{_g(hi[f])}]" for f in range(n_features)]
+
+
+def _lgb_tree(tree, index, offset):
+    """One ``Tree=`` block; ``offset`` is added to every leaf (the intercept)."""
+    feature = np.asarray(tree.feature)
+    value = np.asarray(tree.value, dtype=np.float64)
+    internal, leaves, order = {}, {}, [0]
+    for node in order:  # breadth first: LightGBM's root is internal node 0
+        if feature[node] >= 0:
+            internal[node] = len(internal)
+            order += [int(tree.children_left[node]), int(tree.children_right[node])]
+        else:
+            leaves[node] = len(leaves)
+    lines = [f"Tree={index}", f"num_leaves={len(leaves)}", "num_cat=0"]
+    if internal:
+        nodes = sorted(internal, key=internal.get)
+        thr = lightgbm_thresholds(tree)
+
+        def child(c):
+            c = int(c)
+            return str(internal[c]) if c in internal else str(~leaves[c])
+        lines += [
+            "split_feature=" + " ".join(str(int(feature[n])) for n in nodes),
+            "split_gain=" + " ".join(_g(tree.gain[n]) for n in nodes),
+            "threshold=" + " ".join(_g(thr[n]) for n in nodes),
+            "decision_type=" + " ".join("10" if tree.default_left[n] else "8" for n in nodes),
+            "left_child=" + " ".join(child(tree.children_left[n]) for n in nodes),
+            "right_child=" + " ".join(child(tree.children_right[n]) for n in nodes),
+        ]
+    else:
+        nodes = []
+        lines += ["split_feature=", "split_gain=", "threshold=", "decision_type=",
+                  "left_child=", "right_child="]
+    leaf_nodes = sorted(leaves, key=leaves.get)
+    lines += [
+        "leaf_value=" + " ".join(_g(value[n] + offset) for n in leaf_nodes),
+        "leaf_weight=" + " ".join(_g(tree.cover[n]) for n in leaf_nodes),
+        "leaf_count=" + " ".join(str(int(tree.n_node_samples[n])) for n in leaf_nodes),
+        "internal_value=" + " ".join(_g(value[n] + offset) for n in nodes),
+        "internal_weight=" + " ".join(_g(tree.cover[n]) for n in nodes),
+        "internal_count=" + " ".join(str(int(tree.n_node_samples[n])) for n in nodes),
+        "is_linear=0",
+        "shrinkage=1",
+    ]
+    return "\n".join(lines) + "\n\n\n"
+
+
+def lightgbm_text(booster):
+    """The model in LightGBM's text format (``lightgbm.Booster(model_str=...)``)."""
+    trees, _ = _trees(booster)
+    k = booster.n_outputs
+    if not trees:
+        raise ValueError("the model has no trees: LightGBM keeps the intercept in the first "
+                         "tree of each class, so train at least one round before exporting")
+    name = _objective_name(booster)
+    if name is None:
+        objective = None
+    elif name.startswith("multi:"):
+        objective = f"multiclass num_class:{k}"
+    else:
+        objective = _LGB_OBJECTIVE[name]
+    header = ["tree", "version=v4", f"num_class={k}", f"num_tree_per_iteration={k}",
+              "label_index=0", f"max_feature_idx={booster.n_features - 1}"]
+    if objective is not None:
+        header.append(f"objective={objective}")
+    header += ["feature_names=" + " ".join(_lgb_names(booster)),
+               "feature_infos=" + " ".join(_lgb_infos(trees, booster.n_features))]
+    base = np.asarray(booster.base_margin, dtype=np.float64)
+    blocks = [_lgb_tree(t, i, base[i] if i < k else 0.0) for i, t in enumerate(trees)]
+    return ("\n".join(header) + "\n\n" + "".join(blocks) + "end of trees\n\n"
+            + "pandas_categorical:null\n")
+
+
+def to_lightgbm(booster):
+    """A ``lightgbm.Booster`` loaded from the text written by ``lightgbm_text``."""
+    lgb = _require("lightgbm")
+    return lgb.Booster(model_str=lightgbm_text(booster))
+
+
+# ------------------------------------------------------------------ files, data
+def save_model(booster, path, format="xgboost"):
+    """Write the model file: XGBoost's JSON (``format="xgboost"``) or LightGBM's text
+    (``"lightgbm"``), loadable with ``xgboost.Booster(model_file=path)`` /
+    ``lightgbm.Booster(model_file=path)``."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; choose one of {list(FORMATS)}")
+    text = json.dumps(xgboost_json(booster)) if format == "xgboost" else lightgbm_text(booster)
+    with open(os.fspath(path), "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def missing_as_nan(X):
+    """X dense (float64) with NaN where an entry is missing: an absent scipy.sparse entry
+    (apsplit and XGBoost read it as missing, LightGBM as 0.0).  Dense X is returned as a
+    float64 array; a stored sparse entry keeps its value, zeros included."""
+    if not sp.issparse(X):
+        return np.asarray(X, dtype=np.float64)
+    coo = sp.coo_matrix(X)
+    coo.sum_duplicates()
+    out = np.full(coo.shape, np.nan)
+    out[coo.row, coo.col] = coo.data
+    return out
