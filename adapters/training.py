@@ -70,6 +70,7 @@ from .callback import CallbackContainer, EarlyStopping, EvaluationMonitor, Progr
 from .dmatrix import DMatrix, as_dmatrix, prepare_X
 from .metrics import get_metric
 from .objectives import CustomObjective, get_objective
+from .sampling import SAMPLING_PARAMS, check_sample, from_params
 
 __all__ = ["train", "Booster", "parse_params"]
 
@@ -81,8 +82,7 @@ _OTHER = ("base_score", "objective", "eval_metric", "num_class", "seed", "nthrea
           "criterion", "scale_pos_weight", "tree_method", "verbosity", "silent", "booster",
           "disable_default_eval_metric", "validate_parameters", "device")
 # XGBoost parameters that change the model, accepted only at their default value
-_UNSUPPORTED = {"subsample": 1, "colsample_bytree": 1, "colsample_bylevel": 1,
-                "colsample_bynode": 1, "num_parallel_tree": 1, "max_leaves": 0,
+_UNSUPPORTED = {"colsample_bylevel": 1, "colsample_bynode": 1, "num_parallel_tree": 1, "max_leaves": 0,
                 "grow_policy": "depthwise", "monotone_constraints": None,
                 "interaction_constraints": None, "sampling_method": "uniform",
                 "multi_strategy": "one_output_per_tree"}
@@ -100,6 +100,8 @@ class TrainParams:
     criterion: str = "newton"
     scale_pos_weight: float = 1.0
     disable_default_eval_metric: bool = False
+    sampling: dict = None
+    seed: object = None
 
 
 def _items(params):
@@ -119,7 +121,7 @@ def _items(params):
 
 def parse_params(params):
     """XGBoost-style params (dict or (name, value) pairs) as a ``TrainParams``."""
-    tree, other, metrics = {}, {}, []
+    tree, other, metrics, sampling = {}, {}, [], {}
     for key, value in _items(params):
         if not isinstance(key, str):
             raise TypeError(f"parameter names must be str, got {key!r}")
@@ -131,10 +133,14 @@ def parse_params(params):
                 tree[name] = value
         elif name in _OTHER:
             other[name] = value
+        elif name in SAMPLING_PARAMS:
+            sampling[name] = value
         elif name in _UNSUPPORTED:
             if value is not None and value != _UNSUPPORTED[name]:
-                raise ValueError(f"parameter {key!r}={value!r} is not supported yet (apsplit's "
-                                 f"Newton trees use every row and column)")
+                why = (" (the tree grower takes one feature set per tree: colsample_bytree is "
+                       "supported, per level and per node not yet)"
+                       if name.startswith("colsample") else "")
+                raise ValueError(f"parameter {key!r}={value!r} is not supported yet{why}")
         else:
             warnings.warn(f"parameter {key!r} is not used by apsplit's train and is ignored",
                           UserWarning, stacklevel=3)
@@ -167,11 +173,13 @@ def parse_params(params):
         raise ValueError(f"scale_pos_weight must be positive, got {spw!r}")
     for m in metrics:
         get_metric(m)  # unknown names fail here
+    from_params(sampling)  # bad sampling parameters fail here, naming them
     return TrainParams(tree=tree, objective=objective, base_score=other.get("base_score"),
                        eval_metric=tuple(metrics), num_class=num_class, method=method,
                        criterion=criterion, scale_pos_weight=spw,
                        disable_default_eval_metric=bool(other.get("disable_default_eval_metric",
-                                                                  False)))
+                                                                  False)),
+                       sampling=sampling, seed=other.get("seed"))
 
 
 class Booster:
@@ -431,7 +439,7 @@ def _preds_for(m):
 
 def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metric=None,
           maximize=None, early_stopping_rounds=None, evals_result=None, verbose_eval=True,
-          xgb_model=None, callbacks=None):
+          xgb_model=None, callbacks=None, sampler=None):
     """Boost ``num_boost_round`` rounds of exact Newton trees; XGBoost's ``train``.
 
     params          XGBoost's parameters (module docstring), dict or (name, value) pairs
@@ -451,8 +459,12 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
     verbose_eval    True, or a period in rounds: print the evaluations (EvaluationMonitor)
     xgb_model       an apsplit Booster to continue from (its trees are kept)
     callbacks       TrainingCallback instances (apsplit's or xgboost's)
+    sampler         a ``adapters.sampling.Sampler`` of your own: the rows (and their g, h)
+                    and features each round's trees see; instead of the sampling
+                    parameters (subsample, colsample_bytree, bagging_*, GOSS)
     """
     p = parse_params(params)
+    sampler = from_params(p.sampling, sampler)
     if not (isinstance(num_boost_round, (int, np.integer)) and num_boost_round >= 0):
         raise ValueError(f"num_boost_round must be a non-negative integer, got {num_boost_round!r}")
     given = dtrain
@@ -557,6 +569,15 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
     if custom is None and objective is not None and labels is None:
         raise ValueError("dtrain has no label")
 
+    if sampler is not None:
+        seed = 0 if p.seed is None else p.seed
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer to sample, got {seed!r}")
+        rng = np.random.default_rng(int(seed))
+        if hasattr(sampler, "start"):
+            sampler.start(dtrain.num_row(), dtrain.num_col(), tree_params.learning_rate)
+    sampler_name = "none" if sampler is None else getattr(sampler, "name",
+                                                          type(sampler).__name__)
     bst = container.before_training(bst)
     for i in range(int(num_boost_round)):
         if container.before_iteration(bst, i):
@@ -569,12 +590,21 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
                                             p.scale_pos_weight)
             grad = grad.reshape(dtrain.num_row(), n_outputs)
             hess = hess.reshape(dtrain.num_row(), n_outputs)
-        record = {"round": bst.num_boosted_rounds(), "seconds": 0.0, "nodes": 0}
+        rows = features = None
+        if sampler is not None:
+            s = check_sample(sampler.sample(i, grad, hess, rng), sampler, grad.shape,
+                             dtrain.num_col())
+            rows, features, grad, hess = s.rows, s.features, s.grad, s.hess
+        record = {"round": bst.num_boosted_rounds(), "seconds": 0.0, "nodes": 0,
+                  "rows": dtrain.num_row() if rows is None else int(rows.size),
+                  "features": dtrain.num_col() if features is None else int(features.size),
+                  "sampler": sampler_name}
         assessments = 0
         for k in range(n_outputs):
             t0 = time.perf_counter()
             tree = newton.grow_newton_tree(data, np.ascontiguousarray(grad[:, k]),
                                            np.ascontiguousarray(hess[:, k]), tree_params,
+                                           rows=rows, features=features,
                                            method=p.method, criterion=p.criterion)
             record["seconds"] += time.perf_counter() - t0
             _use_xgboost_thresholds(tree)
@@ -587,7 +617,13 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
             # XGBoost adds float32 leaf values to a float32 margin cache; the grower
             # returns the training rows' leaves (row_leaf), so they are not routed again
             leaf32 = _leaf_values32(tree)
-            margin[:, k] += leaf32[tree.row_leaf]
+            leaves = tree.row_leaf
+            if rows is not None:  # the rows the tree did not see are routed
+                leaves = leaves.copy()
+                out = np.flatnonzero(leaves < 0)
+                if out.size:
+                    leaves[out] = tree.apply(dtrain.data[out])
+            margin[:, k] += leaf32[leaves]
             for (d, _), m in zip(evals, eval_margins):
                 if m is not margin:
                     m[:, k] += leaf32[tree.apply(d.data)]
