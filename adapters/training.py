@@ -21,8 +21,13 @@ base_score                            the intercept (estimated from the labels w
 objective                             a name from ``adapters.objectives.OBJECTIVES``
 eval_metric                           a name or a list (``adapters.metrics``)
 num_class                             outputs of ``multi:*`` (required there)
-seed, random_state, nthread, n_jobs   accepted; nothing here is random, and the
-                                      grower uses numba's threads
+seed, random_state                    the sampling's numpy stream (0)
+nthread, n_jobs                       accepted; the grower uses numba's threads
+subsample                             XGBoost's Bernoulli row draw per round (1)
+colsample_bytree                      XGBoost's feature draw per round (1)
+bagging_fraction, bagging_freq        LightGBM's bagging (1, 0)
+data_sample_strategy                  "bagging" (default) or "goss" (LightGBM's)
+top_rate, other_rate                  GOSS's rates (0.2, 0.1)
 tree_method                           "exact" (what apsplit grows); other values warn
 method                                apsplit's: the split finder (Newton trees take
                                       "exhaustive" for now)
@@ -30,10 +35,12 @@ criterion                             apsplit's: "newton" (XGBoost's gain) or a 
                                       registered with ``apsplit.register_criterion``
 ====================================  =============================================
 
-An unknown parameter warns (``UserWarning``) naming it, as XGBoost does;
-XGBoost parameters that would change the model and are not supported
-yet (``subsample``, ``colsample_*`` ...) raise a ValueError when set away
-from their defaults.
+The sampling parameters build a sampler (``adapters.sampling``; ``train(...,
+sampler=)`` takes one of your own): one sample per round, shared by the class
+trees.  An unknown parameter warns (``UserWarning``) naming it, as XGBoost does;
+XGBoost parameters that would change the model and are not supported yet
+(``colsample_bylevel``, ``colsample_bynode``, ``num_parallel_tree`` ...) raise a
+ValueError when set away from their defaults.
 
 **Margins in float32.**  XGBoost keeps the training margins in a float32
 cache, adds each tree's leaf values to it (float32(weight) * float32(eta),
@@ -191,7 +198,9 @@ class Booster:
     tree_info : list of int, the output (class) each tree adds to
     base_margin : (n_outputs,) the starting margin of every row
     history : list of dict, per round: round, seconds (in the tree grower), nodes,
-        round_seconds (the whole round), and assessments when the grower counts them
+        round_seconds (the whole round), rows and features (how many the grower saw),
+        sampler (its name, "none" without sampling), and assessments when the grower
+        counts them
     best_iteration, best_score : set by early stopping (None otherwise)
 
     ``to_xgboost()``, ``to_lightgbm()`` and ``save_model(path, format=...)`` serve the
