@@ -89,7 +89,8 @@ _OTHER = ("base_score", "objective", "eval_metric", "num_class", "seed", "nthrea
           "criterion", "scale_pos_weight", "tree_method", "verbosity", "silent", "booster",
           "disable_default_eval_metric", "validate_parameters", "device")
 # XGBoost parameters that change the model, accepted only at their default value
-_UNSUPPORTED = {"colsample_bylevel": 1, "colsample_bynode": 1, "num_parallel_tree": 1, "max_leaves": 0,
+_UNSUPPORTED = {"colsample_bylevel": 1, "colsample_bynode": 1, "num_parallel_tree": 1,
+                "max_leaves": 0,
                 "grow_policy": "depthwise", "monotone_constraints": None,
                 "interaction_constraints": None, "sampling_method": "uniform",
                 "multi_strategy": "one_output_per_tree"}
