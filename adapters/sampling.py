@@ -55,7 +55,8 @@ SAMPLING_PARAMS = {"subsample": 1.0, "colsample_bytree": 1.0, "bagging_fraction"
 class Sample:
     """What one round's trees see.
 
-    rows      int indices of the rows the grower uses (None: every row)
+    rows      int indices of the rows the grower uses (None: every row; none at all:
+              the round's trees are one leaf of value 0, as XGBoost's on an empty draw)
     grad      (n_rows, n_outputs) gradients, possibly rescaled (GOSS); every row's,
               only ``rows`` are read
     hess      (n_rows, n_outputs) hessians, likewise
@@ -303,8 +304,6 @@ def check_sample(out, sampler, shape, n_features):
         raise ValueError(f"sampler {name!r} returned grad {grad.shape} / hess {hess.shape}; "
                          f"expected {tuple(shape)}")
     rows = None if out.rows is None else _indices(out.rows, shape[0], "rows", name)
-    if rows is not None and rows.size == 0:
-        raise ValueError(f"sampler {name!r} returned no rows")
     features = None if out.features is None else _indices(out.features, n_features,
                                                           "features", name)
     if features is not None and features.size == 0:

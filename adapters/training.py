@@ -610,6 +610,8 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
                   "features": dtrain.num_col() if features is None else int(features.size),
                   "sampler": sampler_name}
         assessments = 0
+        if rows is not None and rows.size == 0:  # nothing drawn: one leaf of value 0
+            rows, grad, hess = None, np.zeros_like(grad), np.zeros_like(hess)
         for k in range(n_outputs):
             t0 = time.perf_counter()
             tree = newton.grow_newton_tree(data, np.ascontiguousarray(grad[:, k]),

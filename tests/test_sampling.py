@@ -256,6 +256,17 @@ def test_sparse_input_with_subsample():
         -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)), rel=1e-5)
 
 
+def test_an_empty_draw_is_a_zero_tree():
+    d = DMatrix(X[:4], label=Y_REG[:4])
+    bst = train({**REG, "subsample": 0.01, "min_child_weight": 0}, d, 6)
+    assert 0 in _rows(bst)                                     # seed 0 draws no row at times
+    for h, tree in zip(bst.history, bst.trees):
+        if h["rows"] == 0:
+            assert tree.node_count == 1 and tree.value[0] == 0.0
+    margins = bst.predict(d, output_margin=True)
+    assert np.all(np.isfinite(margins))
+
+
 def test_a_users_own_sampler(dreg):
     class EveryOtherRow(Sampler):
         name = "every-other-row"
@@ -360,7 +371,6 @@ def test_a_bad_sample_is_named(dreg):
              (lambda g, h: Sample(np.array([0, 0, 1]), g, h), ValueError, "duplicate rows"),
              (lambda g, h: Sample(np.array([N]), g, h), ValueError, "rows outside"),
              (lambda g, h: Sample(np.array([0.5]), g, h), ValueError, "not 1-d int indices"),
-             (lambda g, h: Sample(np.array([], int), g, h), ValueError, "no rows"),
              (lambda g, h: Sample(None, g[:5], h), ValueError, "expected"),
              (lambda g, h: Sample(None, g, h, np.array([K])), ValueError, "features outside"),
              (lambda g, h: Sample(None, g, h, np.array([], int)), ValueError, "no features")]
