@@ -56,7 +56,7 @@ class Sample:
     """What one round's trees see.
 
     rows      int indices of the rows the grower uses (None: every row; none at all:
-              the round's trees are one leaf of value 0, as XGBoost's on an empty draw)
+              the round's trees are one leaf of value 0)
     grad      (n_rows, n_outputs) gradients, possibly rescaled (GOSS); every row's,
               only ``rows`` are read
     hess      (n_rows, n_outputs) hessians, likewise
