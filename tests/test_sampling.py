@@ -80,6 +80,24 @@ def test_bagging_redraws_every_freq_rounds(dreg):
     assert roots == counts
 
 
+def test_bagging_rule_is_lightgbms():
+    """LightGBM's bags (its trees' root counts): a Bernoulli draw per row, so sizes vary
+    around f n, reused for freq rounds; apsplit's follow the same rule (other draws)."""
+    lgb = pytest.importorskip("lightgbm")
+    f, freq, rounds = 0.5, 2, 8
+    model = lgb.train({"objective": "regression", "bagging_fraction": f, "bagging_freq": freq,
+                       "num_leaves": 4, "min_data_in_leaf": 1, "num_threads": 1,
+                       "verbose": -1}, lgb.Dataset(X, label=Y_REG), rounds)
+    counts = [t["tree_structure"]["internal_count"] for t in model.dump_model()["tree_info"]]
+    bst = train({**REG, "bagging_fraction": f, "bagging_freq": freq}, DMatrix(X, label=Y_REG),
+                rounds)
+    sd = np.sqrt(N * f * (1 - f))
+    for c in (counts, _rows(bst)):
+        assert all(c[i] == c[i + 1] for i in range(0, rounds, freq))
+        assert all(abs(x - N * f) < 5 * sd for x in c)
+        assert len(set(c)) > 1                                # not a fixed count
+
+
 def test_bagging_without_fraction_or_freq_is_a_no_op(dreg):
     plain = train(REG, dreg, 4)
     for params in ({"bagging_freq": 5}, {"bagging_fraction": 0.5}, {"bagging_freq": 0},
