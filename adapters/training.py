@@ -21,8 +21,13 @@ base_score                            the intercept (estimated from the labels w
 objective                             a name from ``adapters.objectives.OBJECTIVES``
 eval_metric                           a name or a list (``adapters.metrics``)
 num_class                             outputs of ``multi:*`` (required there)
-seed, random_state, nthread, n_jobs   accepted; nothing here is random, and the
-                                      grower uses numba's threads
+seed, random_state                    the sampling's numpy stream (0)
+nthread, n_jobs                       accepted; the grower uses numba's threads
+subsample                             XGBoost's Bernoulli row draw per round (1)
+colsample_bytree                      XGBoost's feature draw per round (1)
+bagging_fraction, bagging_freq        LightGBM's bagging (1, 0)
+data_sample_strategy                  "bagging" (default) or "goss" (LightGBM's)
+top_rate, other_rate                  GOSS's rates (0.2, 0.1)
 tree_method                           "exact" (what apsplit grows); other values warn
 method                                apsplit's: the split finder (Newton trees take
                                       "exhaustive" for now)
@@ -30,10 +35,12 @@ criterion                             apsplit's: "newton" (XGBoost's gain) or a 
                                       registered with ``apsplit.register_criterion``
 ====================================  =============================================
 
-An unknown parameter warns (``UserWarning``) naming it, as XGBoost does;
-XGBoost parameters that would change the model and are not supported
-yet (``subsample``, ``colsample_*`` ...) raise a ValueError when set away
-from their defaults.
+The sampling parameters build a sampler (``adapters.sampling``; ``train(...,
+sampler=)`` takes one of your own): one sample per round, shared by the class
+trees.  An unknown parameter warns (``UserWarning``) naming it, as XGBoost does;
+XGBoost parameters that would change the model and are not supported yet
+(``colsample_bylevel``, ``colsample_bynode``, ``num_parallel_tree`` ...) raise a
+ValueError when set away from their defaults.
 
 **Margins in float32.**  XGBoost keeps the training margins in a float32
 cache, adds each tree's leaf values to it (float32(weight) * float32(eta),
@@ -70,6 +77,7 @@ from .callback import CallbackContainer, EarlyStopping, EvaluationMonitor, Progr
 from .dmatrix import DMatrix, as_dmatrix, prepare_X
 from .metrics import get_metric
 from .objectives import CustomObjective, get_objective
+from .sampling import SAMPLING_PARAMS, check_sample, from_params
 
 __all__ = ["train", "Booster", "parse_params"]
 
@@ -81,8 +89,8 @@ _OTHER = ("base_score", "objective", "eval_metric", "num_class", "seed", "nthrea
           "criterion", "scale_pos_weight", "tree_method", "verbosity", "silent", "booster",
           "disable_default_eval_metric", "validate_parameters", "device")
 # XGBoost parameters that change the model, accepted only at their default value
-_UNSUPPORTED = {"subsample": 1, "colsample_bytree": 1, "colsample_bylevel": 1,
-                "colsample_bynode": 1, "num_parallel_tree": 1, "max_leaves": 0,
+_UNSUPPORTED = {"colsample_bylevel": 1, "colsample_bynode": 1, "num_parallel_tree": 1,
+                "max_leaves": 0,
                 "grow_policy": "depthwise", "monotone_constraints": None,
                 "interaction_constraints": None, "sampling_method": "uniform",
                 "multi_strategy": "one_output_per_tree"}
@@ -100,6 +108,8 @@ class TrainParams:
     criterion: str = "newton"
     scale_pos_weight: float = 1.0
     disable_default_eval_metric: bool = False
+    sampling: dict = None
+    seed: object = None
 
 
 def _items(params):
@@ -119,7 +129,7 @@ def _items(params):
 
 def parse_params(params):
     """XGBoost-style params (dict or (name, value) pairs) as a ``TrainParams``."""
-    tree, other, metrics = {}, {}, []
+    tree, other, metrics, sampling = {}, {}, [], {}
     for key, value in _items(params):
         if not isinstance(key, str):
             raise TypeError(f"parameter names must be str, got {key!r}")
@@ -131,10 +141,14 @@ def parse_params(params):
                 tree[name] = value
         elif name in _OTHER:
             other[name] = value
+        elif name in SAMPLING_PARAMS:
+            sampling[name] = value
         elif name in _UNSUPPORTED:
             if value is not None and value != _UNSUPPORTED[name]:
-                raise ValueError(f"parameter {key!r}={value!r} is not supported yet (apsplit's "
-                                 f"Newton trees use every row and column)")
+                why = (" (the tree grower takes one feature set per tree: colsample_bytree is "
+                       "supported, per level and per node not yet)"
+                       if name.startswith("colsample") else "")
+                raise ValueError(f"parameter {key!r}={value!r} is not supported yet{why}")
         else:
             warnings.warn(f"parameter {key!r} is not used by apsplit's train and is ignored",
                           UserWarning, stacklevel=3)
@@ -167,11 +181,13 @@ def parse_params(params):
         raise ValueError(f"scale_pos_weight must be positive, got {spw!r}")
     for m in metrics:
         get_metric(m)  # unknown names fail here
+    from_params(sampling)  # bad sampling parameters fail here, naming them
     return TrainParams(tree=tree, objective=objective, base_score=other.get("base_score"),
                        eval_metric=tuple(metrics), num_class=num_class, method=method,
                        criterion=criterion, scale_pos_weight=spw,
                        disable_default_eval_metric=bool(other.get("disable_default_eval_metric",
-                                                                  False)))
+                                                                  False)),
+                       sampling=sampling, seed=other.get("seed"))
 
 
 class Booster:
@@ -183,7 +199,9 @@ class Booster:
     tree_info : list of int, the output (class) each tree adds to
     base_margin : (n_outputs,) the starting margin of every row
     history : list of dict, per round: round, seconds (in the tree grower), nodes,
-        round_seconds (the whole round), and assessments when the grower counts them
+        round_seconds (the whole round), rows and features (how many the grower saw),
+        sampler (its name, "none" without sampling), and assessments when the grower
+        counts them
     best_iteration, best_score : set by early stopping (None otherwise)
 
     ``to_xgboost()``, ``to_lightgbm()`` and ``save_model(path, format=...)`` serve the
@@ -431,7 +449,7 @@ def _preds_for(m):
 
 def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metric=None,
           maximize=None, early_stopping_rounds=None, evals_result=None, verbose_eval=True,
-          xgb_model=None, callbacks=None):
+          xgb_model=None, callbacks=None, sampler=None):
     """Boost ``num_boost_round`` rounds of exact Newton trees; XGBoost's ``train``.
 
     params          XGBoost's parameters (module docstring), dict or (name, value) pairs
@@ -451,8 +469,12 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
     verbose_eval    True, or a period in rounds: print the evaluations (EvaluationMonitor)
     xgb_model       an apsplit Booster to continue from (its trees are kept)
     callbacks       TrainingCallback instances (apsplit's or xgboost's)
+    sampler         a ``adapters.sampling.Sampler`` of your own: the rows (and their g, h)
+                    and features each round's trees see; instead of the sampling
+                    parameters (subsample, colsample_bytree, bagging_*, GOSS)
     """
     p = parse_params(params)
+    sampler = from_params(p.sampling, sampler)
     if not (isinstance(num_boost_round, (int, np.integer)) and num_boost_round >= 0):
         raise ValueError(f"num_boost_round must be a non-negative integer, got {num_boost_round!r}")
     given = dtrain
@@ -557,6 +579,15 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
     if custom is None and objective is not None and labels is None:
         raise ValueError("dtrain has no label")
 
+    if sampler is not None:
+        seed = 0 if p.seed is None else p.seed
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer to sample, got {seed!r}")
+        rng = np.random.default_rng(int(seed))
+        if hasattr(sampler, "start"):
+            sampler.start(dtrain.num_row(), dtrain.num_col(), tree_params.learning_rate)
+    sampler_name = "none" if sampler is None else getattr(sampler, "name",
+                                                          type(sampler).__name__)
     bst = container.before_training(bst)
     for i in range(int(num_boost_round)):
         if container.before_iteration(bst, i):
@@ -569,12 +600,23 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
                                             p.scale_pos_weight)
             grad = grad.reshape(dtrain.num_row(), n_outputs)
             hess = hess.reshape(dtrain.num_row(), n_outputs)
-        record = {"round": bst.num_boosted_rounds(), "seconds": 0.0, "nodes": 0}
+        rows = features = None
+        if sampler is not None:
+            s = check_sample(sampler.sample(i, grad, hess, rng), sampler, grad.shape,
+                             dtrain.num_col())
+            rows, features, grad, hess = s.rows, s.features, s.grad, s.hess
+        record = {"round": bst.num_boosted_rounds(), "seconds": 0.0, "nodes": 0,
+                  "rows": dtrain.num_row() if rows is None else int(rows.size),
+                  "features": dtrain.num_col() if features is None else int(features.size),
+                  "sampler": sampler_name}
         assessments = 0
+        if rows is not None and rows.size == 0:  # nothing drawn: one leaf of value 0
+            rows, grad, hess = None, np.zeros_like(grad), np.zeros_like(hess)
         for k in range(n_outputs):
             t0 = time.perf_counter()
             tree = newton.grow_newton_tree(data, np.ascontiguousarray(grad[:, k]),
                                            np.ascontiguousarray(hess[:, k]), tree_params,
+                                           rows=rows, features=features,
                                            method=p.method, criterion=p.criterion)
             record["seconds"] += time.perf_counter() - t0
             _use_xgboost_thresholds(tree)
@@ -587,7 +629,13 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
             # XGBoost adds float32 leaf values to a float32 margin cache; the grower
             # returns the training rows' leaves (row_leaf), so they are not routed again
             leaf32 = _leaf_values32(tree)
-            margin[:, k] += leaf32[tree.row_leaf]
+            leaves = tree.row_leaf
+            if rows is not None:  # the rows the tree did not see are routed
+                leaves = leaves.copy()
+                out = np.flatnonzero(leaves < 0)
+                if out.size:
+                    leaves[out] = tree.apply(dtrain.data[out])
+            margin[:, k] += leaf32[leaves]
             for (d, _), m in zip(evals, eval_margins):
                 if m is not margin:
                     m[:, k] += leaf32[tree.apply(d.data)]

@@ -7,6 +7,7 @@ is apsplit.experiments.gbm.  From the repository root:
     python -m benchmarks.gbm [--datasets satimage,a8a,higgs7k,agaricus,pendigits]
         [--data PATH --format svm|uci|tsv ...] [--rounds 100] [--depth 6] [--eta 0.3]
         [--lam 1] [--threads 1] [--repeats 1] [--quick] [--json results/gbm.json]
+        [--clients goss,subsample0.5,colsample0.5,bagging0.5]
 """
 
 import argparse

@@ -23,6 +23,12 @@ How the numbers are measured
 * Same model: the largest relative difference between apsplit's test margins
   and XGBoost exact's (``base_score`` 0.5 in both, so neither estimates an
   intercept); "same" when below 1e-5.
+* ``--clients goss,subsample0.5,colsample0.5,bagging0.5``: apsplit with each
+  sampler (``adapters.sampling``, seed 0) beside the library's own (LightGBM GOSS
+  and bagging, XGBoost exact's subsample and colsample_bytree, seed 0), with the
+  rows and features per round the trees saw (apsplit: ``Booster.history``;
+  LightGBM: its trees' root counts; XGBoost does not report them).  The random
+  streams differ, so these models are compared by their metrics only.
 * ``--data PATH --format svm|uci|tsv`` adds a dataset from a file (held-out
   test rows); ``--quick``: 5 rounds on at most 1000 rows.
 
@@ -46,7 +52,7 @@ from .report import text_table, write_json
 from .stock import _subset, load_split
 
 __all__ = ["DEFAULT_DATASETS", "DEFAULTS", "run", "run_dataset", "format_table", "add_arguments",
-           "report"]
+           "report", "parse_clients"]
 
 DEFAULT_DATASETS = ("satimage", "a8a", "higgs7k", "agaricus", "pendigits")
 DEFAULTS = {"rounds": 100, "depth": 6, "eta": 0.3, "lam": 1.0, "repeats": 1, "threads": 1}
@@ -81,8 +87,48 @@ def _proba2(p):
     return np.column_stack([1 - p, p]) if p.ndim == 1 else p
 
 
-def _models(n_classes, rounds, depth, eta, lam, threads, unavailable):
-    """[(name, library, fit(X, y) -> (margin_fn, proba_fn))] in the order they are run."""
+def parse_clients(text):
+    """``--clients`` as [(label, apsplit params, library, the library's params)]:
+    ``goss`` (LightGBM's GOSS), ``subsample<f>`` and ``colsample<f>`` (XGBoost exact's
+    subsample / colsample_bytree), ``bagging<f>`` (LightGBM's bagging, every round)."""
+    out = []
+    for item in (c.strip() for c in (text or "").split(",")):
+        if not item:
+            continue
+        if item == "goss":
+            out.append((item, {"data_sample_strategy": "goss"}, "lightgbm",
+                        {"data_sample_strategy": "goss"}))
+            continue
+        for prefix, library in (("subsample", "xgboost"), ("colsample", "xgboost"),
+                                ("bagging", "lightgbm")):
+            if item.startswith(prefix):
+                try:
+                    f = float(item[len(prefix):])
+                except ValueError:
+                    f = None
+                if f is None or not 0 < f <= 1:
+                    raise ValueError(f"client {item!r}: {prefix} takes a fraction in (0, 1], "
+                                     f"e.g. {prefix}0.5")
+                params = {"subsample": {"subsample": f}, "colsample": {"colsample_bytree": f},
+                          "bagging": {"bagging_fraction": f, "bagging_freq": 1}}[prefix]
+                out.append((item, params, library, params))
+                break
+        else:
+            raise ValueError(f"unknown client {item!r}; choose goss, subsample<f>, "
+                             f"colsample<f>, bagging<f>")
+    return out
+
+
+def _lgb_seen(bst):
+    """LightGBM's rows per tree (the root's internal_count), averaged."""
+    counts = [t["tree_structure"].get("internal_count") for t in bst.dump_model()["tree_info"]]
+    counts = [c for c in counts if c is not None]
+    return {"rows_per_round": float(np.mean(counts))} if counts else {}
+
+
+def _models(n_classes, rounds, depth, eta, lam, threads, unavailable, clients=()):
+    """[(name, library, fit(X, y) -> (margin_fn, proba_fn[, seen]))] in the order they are
+    run; ``seen``: the rows and features per round the trees saw (sampling clients)."""
     from .. import newton
     multi = n_classes > 2
     params = {"objective": "multi:softprob" if multi else "binary:logistic", "max_depth": depth,
@@ -101,6 +147,15 @@ def _models(n_classes, rounds, depth, eta, lam, threads, unavailable):
             return (lambda Z: bst.predict(DMatrix(Z), output_margin=True),
                     lambda Z: _proba2(bst.predict(DMatrix(Z))))
         models.append((f"apsplit ({method})", "apsplit", fit))
+    for label, aparams, _, _ in clients:
+        def fit(X, y, aparams=aparams):
+            bst = train({**params, **aparams, "seed": 0}, DMatrix(X, label=y), rounds,
+                        verbose_eval=False)
+            seen = {"rows_per_round": float(np.mean([h["rows"] for h in bst.history])),
+                    "features_per_round": float(np.mean([h["features"] for h in bst.history]))}
+            return (lambda Z: bst.predict(DMatrix(Z), output_margin=True),
+                    lambda Z: _proba2(bst.predict(DMatrix(Z))), seen)
+        models.append((f"apsplit {label}", "apsplit", fit))
     xgb = _optional("xgboost")
     if xgb is None:
         unavailable["xgboost"] = "not installed (pip install apsplit[xgboost])"
@@ -112,6 +167,16 @@ def _models(n_classes, rounds, depth, eta, lam, threads, unavailable):
                 return (lambda Z: bst.predict(xgb.DMatrix(Z), output_margin=True),
                         lambda Z: _proba2(bst.predict(xgb.DMatrix(Z))))
             models.append((f"XGBoost {tree_method}", "xgboost", fit))
+        for label, _, library, xparams in clients:
+            if library != "xgboost":
+                continue
+
+            def fit(X, y, xparams=xparams):
+                bst = xgb.train({**params, **xparams, "tree_method": "exact", "nthread": threads,
+                                 "seed": 0}, xgb.DMatrix(X, label=y), rounds)
+                return (lambda Z: bst.predict(xgb.DMatrix(Z), output_margin=True),
+                        lambda Z: _proba2(bst.predict(xgb.DMatrix(Z))), {})
+            models.append((f"XGBoost exact {label}", "xgboost", fit))
     lgb = _optional("lightgbm")
     if lgb is None:
         unavailable["lightgbm"] = "not installed (pip install apsplit[lightgbm])"
@@ -126,6 +191,21 @@ def _models(n_classes, rounds, depth, eta, lam, threads, unavailable):
             bst = lgb.train(lparams, lgb.Dataset(X, label=y), rounds)
             return None, lambda Z: _proba2(bst.predict(Z))
         models.append(("LightGBM", "lightgbm", fit))
+        for label, _, library, lextra in clients:
+            if library != "lightgbm":
+                continue
+
+            def fit(X, y, lextra=lextra):
+                lparams = {"objective": "multiclass" if multi else "binary",
+                           "max_depth": depth, "num_leaves": 2 ** depth, "learning_rate": eta,
+                           "lambda_l2": lam, "min_sum_hessian_in_leaf": 1.0,
+                           "min_data_in_leaf": 1, "num_threads": threads, "verbose": -1,
+                           "deterministic": True, "seed": 0, **lextra}
+                if multi:
+                    lparams["num_class"] = n_classes
+                bst = lgb.train(lparams, lgb.Dataset(X, label=y), rounds)
+                return None, lambda Z: _proba2(bst.predict(Z)), _lgb_seen(bst)
+            models.append((f"LightGBM {label}", "lightgbm", fit))
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     def fit(X, y):
@@ -140,31 +220,37 @@ def _models(n_classes, rounds, depth, eta, lam, threads, unavailable):
     return models
 
 
-def run_dataset(name, data, rounds, depth, eta, lam, repeats, threads):
+def run_dataset(name, data, rounds, depth, eta, lam, repeats, threads, clients=()):
     """One dataset's rows: fit seconds, test metrics, ratios, and margins against XGBoost exact."""
     X, y, X_test, y_test = data["X"], data["y"], data["X_test"], data["y_test"]
     n_classes = int(max(y.max(), y_test.max())) + 1
     unavailable = {}
-    models = _models(n_classes, rounds, depth, eta, lam, threads, unavailable)
+    models = _models(n_classes, rounds, depth, eta, lam, threads, unavailable, clients)
+    labels = [c[0] for c in clients]
     warm = {"objective": "multi:softprob", "num_class": n_classes} if n_classes > 2 else \
         {"objective": "binary:logistic"}
     train({**warm, "max_depth": depth, "base_score": 0.5}, DMatrix(X, label=y), 1)  # compile
     rows, margins = [], {}
     for model, library, fit in models:
-        (margin_fn, proba_fn), seconds = _best(lambda: fit(X, y), repeats)
+        out, seconds = _best(lambda: fit(X, y), repeats)
+        margin_fn, proba_fn = out[:2]
         logloss, accuracy = _metrics(proba_fn(X_test), y_test)
-        if margin_fn is not None:
+        client = next((c for c in labels if model.endswith(" " + c)), None)
+        if margin_fn is not None and client is None:
             margins[model] = np.asarray(margin_fn(X_test), dtype=np.float64)
-        rows.append({"dataset": name, "model": model, "library": library,
-                     "fit_seconds": seconds, "test_logloss": logloss,
-                     "test_accuracy": accuracy})
+        row = {"dataset": name, "model": model, "library": library, "fit_seconds": seconds,
+               "test_logloss": logloss, "test_accuracy": accuracy}
+        if client is not None:
+            row["client"] = client
+            row.update(out[2] if len(out) > 2 else {})
+        rows.append(row)
     times = {r["model"]: r["fit_seconds"] for r in rows}
     ref = margins.get("XGBoost exact")
     for r in rows:
         r["over_xgb_exact"] = r["fit_seconds"] / times["XGBoost exact"] \
             if "XGBoost exact" in times else None
         r["over_lightgbm"] = r["fit_seconds"] / times["LightGBM"] if "LightGBM" in times else None
-        if r["library"] == "apsplit" and ref is not None:
+        if r["library"] == "apsplit" and ref is not None and r["model"] in margins:
             diff = np.abs(margins[r["model"]] - ref) / np.maximum(1.0, np.abs(ref))
             r["margin_difference_vs_xgb_exact"] = float(diff.max())
     return {"dataset": name, "train_rows": int(X.shape[0]), "test_rows": int(X_test.shape[0]),
@@ -183,20 +269,23 @@ def _file_split(path, fmt, rows):
 
 def run(datasets=DEFAULT_DATASETS, files=(), rounds=DEFAULTS["rounds"], depth=DEFAULTS["depth"],
         eta=DEFAULTS["eta"], lam=DEFAULTS["lam"], repeats=DEFAULTS["repeats"],
-        threads=DEFAULTS["threads"], quick=False):
-    """The benchmark on bundled ``datasets`` and ``files`` [(path, format)]; a JSON-ready dict."""
+        threads=DEFAULTS["threads"], quick=False, clients=""):
+    """The benchmark on bundled ``datasets`` and ``files`` [(path, format)]; a JSON-ready dict.
+    ``clients``: sampling clients (``parse_clients``), each beside its library's."""
+    clients = parse_clients(clients)
     rows = QUICK_ROWS if quick else None
     rounds = QUICK_ROUNDS if quick else rounds
     results = []
     for name in datasets:
         results.append(run_dataset(name, load_split(name, rows=rows), rounds, depth, eta, lam,
-                                   repeats, threads))
+                                   repeats, threads, clients))
     for path, fmt in files:
         results.append(run_dataset(Path(path).name, _file_split(path, fmt, rows), rounds, depth,
-                                   eta, lam, repeats, threads))
+                                   eta, lam, repeats, threads, clients))
     return {"benchmark": "gbm", "date": datetime.date.today().isoformat(),
             "settings": {"rounds": rounds, "depth": depth, "eta": eta, "lambda": lam,
                          "repeats": repeats, "threads": threads, "quick": quick,
+                         "clients": [c[0] for c in clients],
                          "apsplit": __version__, "python": platform.python_version()},
             "datasets": results}
 
@@ -208,14 +297,21 @@ def _fmt(x, spec):
 def format_table(result):
     header = ["dataset", "model", "fit s", "/ xgb exact", "/ lightgbm", "test logloss",
               "test acc", "vs xgb exact"]
+    clients = any("client" in r for d in result["datasets"] for r in d["rows"])
+    if clients:
+        header += ["rows/round", "features/round"]
     rows = []
     for d in result["datasets"]:
         for r in d["rows"]:
             diff = r.get("margin_difference_vs_xgb_exact")
             same = "" if diff is None else ("same" if diff < SAME else f"{diff:.1e}")
-            rows.append([d["dataset"], r["model"], f"{r['fit_seconds']:.3f}",
-                         _fmt(r["over_xgb_exact"], ".2f"), _fmt(r["over_lightgbm"], ".2f"),
-                         f"{r['test_logloss']:.4f}", f"{r['test_accuracy']:.4f}", same])
+            row = [d["dataset"], r["model"], f"{r['fit_seconds']:.3f}",
+                   _fmt(r["over_xgb_exact"], ".2f"), _fmt(r["over_lightgbm"], ".2f"),
+                   f"{r['test_logloss']:.4f}", f"{r['test_accuracy']:.4f}", same]
+            if clients:
+                row += [_fmt(r.get("rows_per_round"), ".1f"),
+                        _fmt(r.get("features_per_round"), ".1f")]
+            rows.append(row)
     notes = [f"{d['dataset']}: {k} unavailable: {v}" for d in result["datasets"]
              for k, v in d["unavailable"].items()]
     return text_table(header, rows, 2) + ("\n" + "\n".join(notes) if notes else "")
@@ -236,6 +332,11 @@ def add_arguments(parser):
     parser.add_argument("--lam", type=float, default=DEFAULTS["lam"], help="L2 (lambda)")
     parser.add_argument("--quick", action="store_true",
                         help=f"{QUICK_ROUNDS} rounds on at most {QUICK_ROWS} rows")
+    parser.add_argument("--clients", default="",
+                        help="sampling clients, comma-separated: goss, subsample<f>, "
+                             "colsample<f>, bagging<f> (e.g. goss,subsample0.5,colsample0.5), "
+                             "each beside LightGBM's GOSS / bagging or XGBoost exact's "
+                             "subsample / colsample_bytree")
     parser.add_argument("--json", type=Path, default=Path("results/gbm.json"))
 
 
@@ -249,8 +350,12 @@ def report(args, parser):
     for key in ("rounds", "depth", "repeats", "threads"):
         if getattr(args, key) < 1:
             parser.error(f"--{key} must be at least 1")
+    try:
+        parse_clients(args.clients)
+    except ValueError as exc:
+        parser.error(str(exc))
     result = run(datasets, list(zip(args.data, args.format)), args.rounds, args.depth, args.eta,
-                 args.lam, args.repeats, args.threads, args.quick)
+                 args.lam, args.repeats, args.threads, args.quick, args.clients)
     print(format_table(result))
     write_json(result, args.json)
     print(f"wrote {args.json}")
