@@ -245,6 +245,80 @@ class NewtonTree:
         self.learning_rate = float(learning_rate)
         self.value = self.learning_rate * self.base_weight
 
+    @classmethod
+    def from_arrays(cls, feature, threshold, default_left, children_left, children_right,
+                    value, n_features, *, learning_rate=1.0, base_weight=None, gain=None,
+                    cover=None, sum_grad=None, n_node_samples=None, left_value=None,
+                    right_value=None):
+        """A tree from its node arrays (an imported model's, say; ``adapters.model_import``).
+
+        The routing arrays (``feature`` -1 at leaves, ``threshold`` with ``x <= threshold``
+        left, ``default_left``, the children) and ``value`` (what every node outputs, the
+        learning rate included: a leaf's output) are required; node 0 must be the root and
+        every node reachable from it once.  The statistics a grower records default to
+        what can be derived: ``base_weight`` = value / learning_rate, ``gain`` 0,
+        ``cover``, ``sum_grad`` NaN (unknown), ``n_node_samples`` 0, ``left_value`` =
+        ``right_value`` = ``threshold`` (no training values known); ``parent`` is
+        derived from the children, ``row_leaf`` is empty (no training rows).
+        """
+        feature = np.asarray(feature, dtype=np.int64).copy()
+        n = feature.shape[0]
+        if n == 0:
+            raise ValueError("a tree needs at least one node")
+
+        def arr(a, dtype, fill):
+            if a is None:
+                return np.full(n, fill, dtype)
+            out = np.array(a, dtype=dtype, copy=True).reshape(-1)
+            if out.shape[0] != n:
+                raise ValueError(f"a node array has {out.shape[0]} entries, the tree {n} nodes")
+            return out
+
+        children_left = arr(children_left, np.int64, LEAF)
+        children_right = arr(children_right, np.int64, LEAF)
+        threshold = arr(threshold, np.float64, np.nan)
+        split = feature != LEAF
+        if np.any(split & ((feature < 0) | (feature >= n_features))):
+            bad = int(np.flatnonzero(split & ((feature < 0) | (feature >= n_features)))[0])
+            raise ValueError(f"node {bad} splits on feature {int(feature[bad])}, outside the "
+                             f"{n_features} features")
+        parent = np.full(n, -1, np.int64)
+        seen = np.zeros(n, bool)
+        seen[0] = True
+        for node in range(n):
+            if not split[node]:
+                children_left[node] = children_right[node] = LEAF
+                continue
+            for c in (children_left[node], children_right[node]):
+                if not 0 < c < n or seen[c]:
+                    raise ValueError(f"node {node} has the child {int(c)}: the children must be "
+                                     f"other nodes of the tree, each reached once")
+                seen[c] = True
+                parent[c] = node
+        if not seen.all():
+            raise ValueError(f"node {int(np.flatnonzero(~seen)[0])} is not reached from the root")
+        tree = cls.__new__(cls)
+        tree.feature = feature
+        tree.threshold = threshold
+        tree.default_left = arr(default_left, np.bool_, False) & split
+        tree.children_left, tree.children_right = children_left, children_right
+        tree.value = arr(value, np.float64, 0.0)
+        tree.learning_rate = float(learning_rate)
+        tree.base_weight = (arr(base_weight, np.float64, 0.0) if base_weight is not None
+                            else tree.value / (tree.learning_rate or 1.0))
+        tree.gain = arr(gain, np.float64, 0.0) * split
+        tree.cover = arr(cover, np.float64, np.nan)
+        tree.sum_grad = arr(sum_grad, np.float64, np.nan)
+        tree.n_node_samples = arr(n_node_samples, np.int64, 0)
+        tree.left_value = arr(left_value if left_value is not None else threshold,
+                              np.float64, np.nan)
+        tree.right_value = arr(right_value if right_value is not None else threshold,
+                               np.float64, np.nan)
+        tree.parent = parent
+        tree.row_leaf = np.empty(0, np.int64)
+        tree.n_features = int(n_features)
+        return tree
+
     @property
     def node_count(self):
         return int(self.feature.shape[0])
