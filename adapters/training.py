@@ -185,6 +185,9 @@ class Booster:
     history : list of dict, per round: round, seconds (in the tree grower), nodes,
         round_seconds (the whole round), and assessments when the grower counts them
     best_iteration, best_score : set by early stopping (None otherwise)
+    input_dtype : "float32" (arrays given to predict are rounded to float32 first, as
+        XGBoost reads them) or "float64" (compared as given, as LightGBM does: the models
+        read by ``from_lightgbm``)
 
     ``to_xgboost()``, ``to_lightgbm()`` and ``save_model(path, format=...)`` serve the
     model in XGBoost or LightGBM (``adapters.export``).
@@ -202,6 +205,11 @@ class Booster:
         self.tree_info = []
         self.history = []
         self._attrs = {}
+
+    #: how predict reads an array (not a DMatrix, which rounds X to float32 itself):
+    #: "float32" rounds the values first, as XGBoost and ``train`` see them; "float64"
+    #: compares them as given, as LightGBM does (models read by ``from_lightgbm``)
+    input_dtype = "float32"
 
     # -- XGBoost's model API ---------------------------------------------------------
     def num_boosted_rounds(self):
@@ -275,7 +283,7 @@ class Booster:
                                  f"the data {d.feature_names}")
             X, margin = d.data, d.base_margin
         else:
-            X, _ = prepare_X(data)
+            X, _ = prepare_X(data, round32=self.input_dtype == "float32")
             margin = None
         if X.shape[1] != self.n_features:
             raise ValueError(f"the data has {X.shape[1]} features but the model was trained on "
@@ -353,6 +361,27 @@ class Booster:
         used = self.feature_importances("weight") > 0
         names = self.feature_names or [f"f{i}" for i in range(self.n_features)]
         return {names[i]: float(values[i]) for i in np.nonzero(used)[0]}
+
+    # -- import ----------------------------------------------------------------------
+    @classmethod
+    def from_xgboost(cls, booster_or_path):
+        """The model of an ``xgboost.Booster`` (read through ``save_raw("json")``) or of an
+        XGBoost model file (JSON, or UBJSON with xgboost installed), as an apsplit
+        Booster predicting what XGBoost predicts (``adapters.model_import``): numerical
+        trees of the objectives ``train`` supports; categorical splits, DART,
+        ``num_parallel_tree > 1`` and other objectives raise a ValueError."""
+        from .model_import import from_xgboost
+        return from_xgboost(booster_or_path)
+
+    @classmethod
+    def from_lightgbm(cls, booster_or_path):
+        """The model of a ``lightgbm.Booster`` (read through ``model_to_string()``) or of a
+        LightGBM text model file, as an apsplit Booster predicting LightGBM's raw scores
+        (``adapters.model_import``; its ``input_dtype`` is "float64": thresholds compared
+        in double); categorical splits, linear trees and other objectives raise a
+        ValueError."""
+        from .model_import import from_lightgbm
+        return from_lightgbm(booster_or_path)
 
     # -- export ----------------------------------------------------------------------
     def to_xgboost(self):
@@ -449,7 +478,9 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
                     round and gets best_iteration / best_score
     evals_result    a dict to fill with {name: {metric: [value per round]}}
     verbose_eval    True, or a period in rounds: print the evaluations (EvaluationMonitor)
-    xgb_model       an apsplit Booster to continue from (its trees are kept)
+    xgb_model       the model to continue from (its trees are kept): an apsplit Booster,
+                    an xgboost.Booster, a lightgbm.Booster, or a model file of either
+                    (``Booster.from_xgboost`` / ``from_lightgbm``, ``adapters.model_import``)
     callbacks       TrainingCallback instances (apsplit's or xgboost's)
     """
     p = parse_params(params)
@@ -509,15 +540,18 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
     # the model: a new one, or a copy of xgb_model to continue
     if xgb_model is not None:
         if not isinstance(xgb_model, Booster):
-            raise TypeError("xgb_model must be an apsplit Booster; continuing from an XGBoost or "
-                            "LightGBM model is not supported yet")
+            from .model_import import load_model
+            xgb_model = load_model(xgb_model)
         if xgb_model.n_features != dtrain.num_col():
             raise ValueError(f"xgb_model has {xgb_model.n_features} features, dtrain "
                              f"{dtrain.num_col()}")
         if xgb_model.n_outputs != n_outputs or (
                 objective is not None and xgb_model.objective is not None
                 and xgb_model.objective.name != objective.name):
-            raise ValueError("xgb_model was trained with another objective or num_class")
+            raise ValueError(f"xgb_model has the objective "
+                             f"{getattr(xgb_model.objective, 'name', None)!r} with "
+                             f"{xgb_model.n_outputs} output(s); params ask for "
+                             f"{getattr(objective, 'name', None)!r} with {n_outputs}")
         bst = xgb_model.copy()
         bst._attrs = {}
     else:
