@@ -110,19 +110,21 @@ def xgboost_document(source):
     else:
         raise TypeError(f"from_xgboost takes an xgboost.Booster, a model file's path or its "
                         f"JSON, got {type(source).__name__}")
-    if text.lstrip()[:1] != b"{":
-        try:
-            import xgboost
-        except ImportError:
-            raise ValueError("the file is not XGBoost's JSON; a binary (UBJSON) model needs "
-                             "the xgboost package to be read") from None
-        bst = xgboost.Booster(model_file=os.fspath(source) if _is_path(source)
-                              else bytearray(text))
-        return json.loads(bytes(bst.save_raw("json")))
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise ValueError(f"not an XGBoost JSON model: {exc}") from None
+        error = exc
+    try:  # XGBoost's binary UBJSON (which also starts with "{")
+        import xgboost
+    except ImportError:
+        raise ValueError(f"not an XGBoost JSON model ({error}); a binary (UBJSON) model "
+                         f"needs the xgboost package to be read") from None
+    try:
+        bst = xgboost.Booster(model_file=os.fspath(source) if _is_path(source)
+                              else bytearray(text))
+    except xgboost.core.XGBoostError as exc:
+        raise ValueError(f"not an XGBoost model: {str(exc).splitlines()[0]}") from None
+    return json.loads(bytes(bst.save_raw("json")))
 
 
 def lightgbm_string(source):
