@@ -19,10 +19,13 @@ What is read:
   on float32 x is XGBoost's rule (as ``train`` sets its own trees' thresholds),
   and ``left_value`` / ``right_value`` are that float32 and t (the training
   values are not in the file).  LightGBM sends ``x <= threshold`` left in
-  double: its threshold is kept as is, ``left_value = right_value =
-  threshold``, and the Booster's ``input_dtype`` is "float64", so that
-  ``predict`` compares arrays as given, as LightGBM does (a ``DMatrix``
-  rounds X to float32 whatever the model).
+  double: its threshold is kept as is and the tree's ``input_dtype`` is
+  "float64", so that ``predict`` compares arrays as given, as LightGBM does
+  (a ``DMatrix`` rounds X to float32 whatever the model; in a model
+  continued by ``train`` the new trees get X rounded to float32, LightGBM's
+  trees X as given).  ``left_value`` / ``right_value`` are the two float32
+  the threshold separates (the largest float32 at or below it and the next
+  one), so that an XGBoost export routes float32 data as LightGBM does.
 - **Missing values.**  XGBoost's ``default_left``.  LightGBM's
   ``decision_type``: missing type NaN sends NaN the default way; missing type
   None makes NaN a 0.0 (so it goes where 0 compares: ``default_left = 0 <=
@@ -55,7 +58,8 @@ What is read:
   ``binary sigmoid:1`` → binary:logistic, ``multiclass`` → multi:softprob, and
   no objective line (a custom objective's raw scores) → a Booster without
   objective (raw margins).  LightGBM's ``dart`` models are plain sums of
-  their saved trees and are read like ``gbdt``.
+  their saved trees and are read like ``gbdt``.  Feature names are kept,
+  except LightGBM's ``Column_<i>`` for unnamed columns (the Booster has none).
 
 Refused with a ValueError that names the tree, node and feature, or the
 objective: categorical splits, LightGBM's linear trees, random-forest mode
@@ -376,6 +380,8 @@ def from_lightgbm(source):
         raise ValueError(f"num_class={n_class} but num_tree_per_iteration={k}")
     n_features = int(header["max_feature_idx"]) + 1
     names = header.get("feature_names", "").split() or None
+    if names == [f"Column_{i}" for i in range(n_features)]:
+        names = None  # LightGBM's names for unnamed columns (as the exporter writes them)
     trees = [_lgb_tree(b, i, n_features) for i, b in enumerate(blocks)]
     obj = get_objective(name) if name is not None else None
     params = {"objective": name} if name else {}
@@ -386,7 +392,6 @@ def from_lightgbm(source):
                   params=params)
     out.trees = trees
     out.tree_info = [i % k for i in range(len(trees))]
-    out.input_dtype = "float64"
     return out
 
 
@@ -424,7 +429,8 @@ def _lgb_tree(tree, index, n_features):
         return NewtonTree.from_arrays([LEAF], [np.nan], [False], [LEAF], [LEAF], leaf_value,
                                       n_features, learning_rate=shrinkage, cover=leaf_weight,
                                       n_node_samples=leaf_count,
-                                      base_weight=leaf_value / (shrinkage or 1.0))
+                                      base_weight=leaf_value / (shrinkage or 1.0),
+                                      input_dtype="float64")
     feats = _ints(tree, "split_feature", n_inner)
     thresholds = _floats(tree, "threshold", n_inner)
     dtype = _ints(tree, "decision_type", n_inner, 0)
@@ -479,8 +485,17 @@ def _lgb_tree(tree, index, n_features):
         return np.array([inner[j] if t == "i" else leaf[j] for t, j in nodes])
 
     value = pick(ivalue, leaf_value)
-    thr = np.array([thresholds[j] if t == "i" else np.nan for t, j in nodes])
+    lo = np.full(len(nodes), np.nan)
+    hi = np.full(len(nodes), np.nan)
+    for i, (t, j) in enumerate(nodes):
+        if t == "i":  # the float32 pair x <= threshold separates
+            f = np.float32(thresholds[j])
+            if float(f) > float(thresholds[j]):
+                f = np.nextafter(f, np.float32(-np.inf))
+            with np.errstate(over="ignore"):
+                lo[i], hi[i] = float(f), float(np.nextafter(f, np.float32(np.inf)))
     return _tree(nodes, split_of, n_features, shrinkage, value=value,
                  base_weight=value / (shrinkage or 1.0),
                  gain=pick(gains, np.zeros(n_leaves)), cover=pick(iweight, leaf_weight),
-                 n_node_samples=pick(icount, leaf_count), left_value=thr, right_value=thr)
+                 n_node_samples=pick(icount, leaf_count), left_value=lo, right_value=hi,
+                 input_dtype="float64")

@@ -63,6 +63,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from .. import newton
 from ..criteria import get_criterion
@@ -186,8 +187,8 @@ class Booster:
         round_seconds (the whole round), and assessments when the grower counts them
     best_iteration, best_score : set by early stopping (None otherwise)
     input_dtype : "float32" (arrays given to predict are rounded to float32 first, as
-        XGBoost reads them) or "float64" (compared as given, as LightGBM does: the models
-        read by ``from_lightgbm``)
+        XGBoost reads them) or "float64" (the model holds trees read from LightGBM, which
+        compare in double; see the property)
 
     ``to_xgboost()``, ``to_lightgbm()`` and ``save_model(path, format=...)`` serve the
     model in XGBoost or LightGBM (``adapters.export``).
@@ -206,10 +207,14 @@ class Booster:
         self.history = []
         self._attrs = {}
 
-    #: how predict reads an array (not a DMatrix, which rounds X to float32 itself):
-    #: "float32" rounds the values first, as XGBoost and ``train`` see them; "float64"
-    #: compares them as given, as LightGBM does (models read by ``from_lightgbm``)
-    input_dtype = "float32"
+    @property
+    def input_dtype(self):
+        """How predict reads an array (a DMatrix rounds X to float32 itself): "float32"
+        (every tree's thresholds are for float32 values: X is rounded first, as XGBoost
+        reads it) or "float64" (some trees were read from LightGBM, which compares in
+        double: they get X as given, the other trees X rounded to float32)."""
+        return "float64" if any(getattr(t, "input_dtype", "float32") == "float64"
+                                for t in self.trees) else "float32"
 
     # -- XGBoost's model API ---------------------------------------------------------
     def num_boosted_rounds(self):
@@ -311,8 +316,16 @@ class Booster:
         out = np.empty((n, self.n_outputs))
         out[:] = self.base_margin if margin is None else margin
         lo, hi = self._tree_range(iteration_range)
-        for tree, k in zip(self.trees[lo:hi], self.tree_info[lo:hi]):
-            out[:, k] += tree.predict(X)
+        trees = self.trees[lo:hi]
+        mixed = any(getattr(t, "input_dtype", "float32") == "float64" for t in trees)
+        X32 = None
+        for tree, k in zip(trees, self.tree_info[lo:hi]):
+            if mixed and getattr(tree, "input_dtype", "float32") == "float32":
+                if X32 is None:  # X as given for LightGBM's trees, rounded for the others
+                    X32 = _round32(X)
+                out[:, k] += tree.predict(X32)
+            else:
+                out[:, k] += tree.predict(X)
         return out
 
     def predict(self, data, output_margin=False, iteration_range=None):
@@ -424,6 +437,15 @@ def _evals(evals, dtrain, given):
             as_dmatrix(pair[0], f"evals[{pair[1]!r}]")
         out.append((d, pair[1]))
     return out
+
+
+def _round32(X):
+    """X (dense or CSR float64) with its values rounded to float32."""
+    if sp.issparse(X):
+        X = X.copy()
+        X.data = X.data.astype(np.float32).astype(np.float64)
+        return X
+    return X.astype(np.float32).astype(np.float64)
 
 
 def _start_margin(booster, d):

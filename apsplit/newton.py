@@ -229,10 +229,18 @@ class NewtonTree:
     sum_grad              gradient sum G of every node
     n_node_samples        rows reaching the node
     parent                parent id (-1 at the root; XGBoost's parents, 2147483647 there)
+    input_dtype           "float32" (grown on X rounded to float32; the Booster rounds X
+                          for it) or "float64" (a tree read from LightGBM, which compares in
+                          double)
     row_leaf              leaf of every row of the NewtonData the tree was grown on
                           (-1 for rows outside ``rows``): a boosting round need not route
                           its own rows again
     """
+
+    #: the values the thresholds are meant for: "float32" (X rounded to float32 first, as
+    #: XGBoost and ``train`` see it) or "float64" (compared as given: trees read from
+    #: LightGBM, whose thresholds are doubles); ``predict`` here compares X as given
+    input_dtype = "float32"
 
     _ARRAYS = ("feature", "threshold", "left_value", "right_value", "default_left",
                "children_left", "children_right", "base_weight", "gain", "cover", "sum_grad",
@@ -249,7 +257,7 @@ class NewtonTree:
     def from_arrays(cls, feature, threshold, default_left, children_left, children_right,
                     value, n_features, *, learning_rate=1.0, base_weight=None, gain=None,
                     cover=None, sum_grad=None, n_node_samples=None, left_value=None,
-                    right_value=None):
+                    right_value=None, input_dtype="float32"):
         """A tree from its node arrays (an imported model's, say; ``adapters.model_import``).
 
         The routing arrays (``feature`` -1 at leaves, ``threshold`` with ``x <= threshold``
@@ -260,7 +268,10 @@ class NewtonTree:
         ``cover``, ``sum_grad`` NaN (unknown), ``n_node_samples`` 0, ``left_value`` =
         ``right_value`` = ``threshold`` (no training values known); ``parent`` is
         derived from the children, ``row_leaf`` is empty (no training rows).
+        ``input_dtype``: "float32" or "float64", what the thresholds are compared with.
         """
+        if input_dtype not in ("float32", "float64"):
+            raise ValueError(f"input_dtype must be 'float32' or 'float64', got {input_dtype!r}")
         feature = np.asarray(feature, dtype=np.int64).copy()
         n = feature.shape[0]
         if n == 0:
@@ -317,6 +328,8 @@ class NewtonTree:
         tree.parent = parent
         tree.row_leaf = np.empty(0, np.int64)
         tree.n_features = int(n_features)
+        if input_dtype != "float32":
+            tree.input_dtype = input_dtype
         return tree
 
     @property

@@ -485,3 +485,55 @@ def test_lightgbm_thresholds_are_compared_in_double():
     theirs = lb.predict(X)
     assert np.unique(theirs).size > 1
     np.testing.assert_array_equal(bst.predict(X), theirs)
+
+
+def test_lightgbm_through_apsplit_and_back_to_either_library():
+    X, y, Xo, _ = _labelled("higgs7k", 2000, lambda y: y, 0.05, round32=False)
+    lb = lgb.train({"objective": "binary", "verbose": -1, "num_leaves": 31, "seed": 0},
+                   lgb.Dataset(X, label=y), ROUNDS)
+    bst = Booster.from_lightgbm(lb)
+    Xa = _both(X, Xo)
+    raw = lb.predict(Xa, raw_score=True)
+    # back to LightGBM: the double thresholds as they were, on float64 data
+    np.testing.assert_array_equal(bst.to_lightgbm().predict(Xa, raw_score=True), raw)
+    # to XGBoost, which reads float32: LightGBM's routing of the float32 values
+    X32 = Xa.astype(np.float32).astype(np.float64)
+    want = lb.predict(X32, raw_score=True)
+    got = bst.to_xgboost().predict(xgb.DMatrix(X32), output_margin=True)
+    bound = (ROUNDS + 2) * EPS32 * _abs_sum(bst, X32)
+    assert np.all(np.abs(got - want) <= bound)
+
+
+def test_a_continued_lightgbm_model_routes_each_tree_as_its_library():
+    """LightGBM's trees compare X in double, the rounds train adds compare it rounded to
+    float32 (as the DMatrix they were grown on)."""
+    X, y, Xo, _ = _labelled("higgs7k", 1500, lambda y: y, 0.05, round32=False)
+    lb = lgb.train({"objective": "binary", "verbose": -1, "num_leaves": 15},
+                   lgb.Dataset(X, label=y), 5)
+    bst = train({"objective": "binary:logistic", "max_depth": 4}, DMatrix(X, label=y), 4,
+                xgb_model=lb)
+    assert bst.input_dtype == "float64" and bst[5:].input_dtype == "float32"
+    Xa = _both(X, Xo)
+    np.testing.assert_array_equal(bst[:5].predict(Xa, output_margin=True),
+                                  lb.predict(Xa, raw_score=True))
+    rest = bst[5:].predict(Xa, output_margin=True)   # base_margin 0 (LightGBM has none)
+    np.testing.assert_array_equal(rest, bst[5:].predict(DMatrix(Xa), output_margin=True))
+    np.testing.assert_allclose(bst.predict(Xa, output_margin=True),
+                               lb.predict(Xa, raw_score=True) + rest, rtol=1e-12, atol=1e-12)
+
+
+def test_newton_tree_from_arrays_checks_its_nodes():
+    from apsplit.newton import NewtonTree
+    t = NewtonTree.from_arrays([0, -1, -1], [0.5, np.nan, np.nan], [True, False, False],
+                               [1, -1, -1], [2, -1, -1], [0.0, -1.0, 2.0], n_features=1,
+                               learning_rate=0.5)
+    np.testing.assert_array_equal(t.predict(np.array([[0.0], [1.0], [np.nan]])), [-1, 2, -1])
+    np.testing.assert_array_equal(t.base_weight, [0.0, -2.0, 4.0])
+    np.testing.assert_array_equal(t.parent, [-1, 0, 0])
+    with pytest.raises(ValueError, match="node 0 has the child 0"):
+        NewtonTree.from_arrays([0, -1], [0.5, np.nan], None, [0, -1], [1, -1], [0, 0], 1)
+    with pytest.raises(ValueError, match="node 0 splits on feature 3"):
+        NewtonTree.from_arrays([3, -1, -1], [0.5, 0, 0], None, [1, -1, -1], [2, -1, -1],
+                               [0, 0, 0], 2)
+    with pytest.raises(ValueError, match="node 1 is not reached"):
+        NewtonTree.from_arrays([-1, -1, -1], [0, 0, 0], None, None, None, [0, 0, 0], 1)
