@@ -1,4 +1,5 @@
-"""Writing a gradient-boosting ``Booster`` in XGBoost's JSON and LightGBM's text model format.
+"""Writing a gradient-boosting ``Booster`` in XGBoost's JSON and LightGBM's text model format
+(``adapters.model_import`` reads both back: ``Booster.from_xgboost`` / ``from_lightgbm``).
 
 Both files are written here by hand, field by field; the libraries are only
 imported to load what was written (``Booster.to_xgboost`` /

@@ -256,8 +256,12 @@ def from_xgboost(source):
     info = [int(c) for c in model.get("tree_info", [0] * len(trees_json))]
     trees = [_xgb_tree(t, i, n_features) for i, t in enumerate(trees_json)]
     names = learner.get("feature_names") or None
+    params = {"objective": obj.name, **({"num_class": k} if k > 1 else {})}
+    spw = (learner.get("objective", {}).get("reg_loss_param") or {}).get("scale_pos_weight")
+    if spw is not None and float(spw) != 1.0:
+        params["scale_pos_weight"] = float(spw)  # written back by the exporter
     out = Booster(obj, k, base, n_features, feature_names=list(names) if names else None,
-                  params={"objective": obj.name, **({"num_class": k} if k > 1 else {})})
+                  params=params)
     out.trees, out.tree_info = trees, info
     for key, value in (learner.get("attributes") or {}).items():
         out.set_attr(**{key: value})
