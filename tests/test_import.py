@@ -10,10 +10,11 @@ float64 data alike (the imported model compares in double:
 there would be off by 0.41).  XGBoost keeps leaves and base_score in float32
 and sums in float32, apsplit sums the same float32 leaves in float64: each
 row is asserted within ``(T + 2) * eps32 * (|base| + sum of |leaf values| it
-reaches)`` (as in ``test_export``).  Measured on the ten XGBoost cases (hist
-and exact, depth 3 and 6, lossguide to depth 8, NaN, sparse, six objectives):
+reaches)`` (as in ``test_export``).  Measured on the twelve XGBoost cases (hist,
+approx and exact, depth 3 and 6, lossguide to depth 8, exact with gamma (its
+pruned nodes left in the file), NaN, sparse, six objectives):
 at most 1.0e-6 absolute and 2.2e-7 relative to max(1, max |margin|), at most
-0.14 of the bound.
+0.16 of the bound.
 
 Round trips apsplit -> library -> apsplit: through LightGBM's text the margins
 are apsplit's exactly (asserted within 1e-12 relative; the intercept is folded
@@ -88,6 +89,11 @@ XGB_CASES = {
     "higgs7k-logistic-lossguide-nan": ("higgs7k", 2000, "binary:logistic", lambda y: y,
                                        {"tree_method": "hist", "grow_policy": "lossguide",
                                         "max_depth": 0, "max_leaves": 24}, 0.05),
+    "higgs7k-logistic-exact-gamma-nan": ("higgs7k", 2000, "binary:logistic", lambda y: y,
+                                         {"tree_method": "exact", "max_depth": 6,
+                                          "gamma": 3.0}, 0.05),
+    "higgs7k-regression-approx-d6": ("higgs7k", 1500, "reg:squarederror", None,
+                                     {"tree_method": "approx", "max_depth": 6}, 0.0),
     "agaricus-sparse-hist-d6": ("agaricus", 3000, "binary:logistic", lambda y: y,
                                 {"tree_method": "hist", "max_depth": 6}, 0.0),
     "a8a-sparse-exact-d3": ("a8a", 3000, "binary:logistic", lambda y: y,
@@ -537,3 +543,30 @@ def test_newton_tree_from_arrays_checks_its_nodes():
                                [0, 0, 0], 2)
     with pytest.raises(ValueError, match="node 1 is not reached"):
         NewtonTree.from_arrays([-1, -1, -1], [0, 0, 0], None, None, None, [0, 0, 0], 1)
+
+
+def test_pruned_nodes_and_leaf_only_trees():
+    import json
+    X, y, Xo, _ = _labelled("higgs7k", 1000, lambda y: y, 0.05)
+    xb = xgb.train({"objective": "binary:logistic", "max_depth": 6, "gamma": 3.0,
+                    "tree_method": "exact"}, xgb.DMatrix(X, label=y), 3)
+    trees = json.loads(bytes(xb.save_raw("json")))["learner"]["gradient_booster"]["model"]["trees"]
+    deleted = sum(int(t["tree_param"]["num_deleted"]) for t in trees)
+    bst = Booster.from_xgboost(xb)
+    assert deleted > 0 and sum(t.node_count for t in bst.trees) == sum(
+        int(t["tree_param"]["num_nodes"]) for t in trees) - deleted
+    for t in bst.trees:  # breadth first: a node's children consecutive, after it
+        split = t.feature >= 0
+        assert np.all(t.children_right[split] == t.children_left[split] + 1)
+        assert np.all(t.children_left[split] > np.flatnonzero(split))
+    # leaf-only trees in both libraries
+    xb = xgb.train({"objective": "binary:logistic", "gamma": 1e6}, xgb.DMatrix(X, label=y), 2)
+    bst = Booster.from_xgboost(xb)
+    assert all(t.node_count == 1 for t in bst.trees)
+    np.testing.assert_allclose(bst.predict(Xo), xb.predict(xgb.DMatrix(Xo)), rtol=1e-6)
+    lb = lgb.train({"objective": "binary", "verbose": -1, "min_gain_to_split": 1e9},
+                   lgb.Dataset(X, label=y), 2)
+    bst = Booster.from_lightgbm(lb)
+    assert all(t.node_count == 1 for t in bst.trees)
+    np.testing.assert_array_equal(bst.predict(Xo, output_margin=True),
+                                  lb.predict(Xo, raw_score=True))
