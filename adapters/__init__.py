@@ -6,7 +6,8 @@ order and the candidate features of each round.  Gradient boosting in
 XGBoost's API: ``train``, ``DMatrix``, ``Booster`` (``adapters.training``),
 its objectives, metrics and callbacks; ``adapters.export`` writes a Booster in
 XGBoost's JSON and LightGBM's text format (``Booster.to_xgboost``,
-``Booster.to_lightgbm``, ``Booster.save_model``).
+``Booster.to_lightgbm``, ``Booster.save_model``), ``adapters.model_import`` reads
+them back (``Booster.from_xgboost``, ``Booster.from_lightgbm``, ``train(xgb_model=...)``).
 """
 
 from .boosting import AdaBoost, Boosting, LazyBoost, WeightTrimmingBoost

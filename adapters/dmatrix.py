@@ -56,9 +56,11 @@ def _from_xgboost(dm):
             margin if margin.size else None, dm.feature_names)
 
 
-def _float32(values, what):
+def _float32(values, what, round32=True):
     if not np.all(np.isfinite(values) | np.isnan(values)):
         raise ValueError(f"{what} contains inf; use NaN for a missing value")
+    if not round32:
+        return values.astype(np.float64)
     with np.errstate(over="ignore"):
         f = values.astype(np.float32)
     if np.any(np.isinf(f) & ~np.isinf(values)):
@@ -66,9 +68,10 @@ def _float32(values, what):
     return f.astype(np.float64)
 
 
-def prepare_X(X, missing=np.nan, what="X"):
-    """X as float64 (of float32 values): dense C-contiguous with NaN, or CSR without zeros
-    removed (a stored zero is a present zero); also the column names of a DataFrame."""
+def prepare_X(X, missing=np.nan, what="X", round32=True):
+    """X as float64 (of float32 values; ``round32=False``: the values as given): dense
+    C-contiguous with NaN, or CSR without zeros removed (a stored zero is a present zero);
+    also the column names of a DataFrame."""
     names = None
     if _is_dataframe(X):
         X, names = _from_dataframe(X)
@@ -79,7 +82,7 @@ def prepare_X(X, missing=np.nan, what="X"):
         data = X.data
         if missing is not None and not (isinstance(missing, float) and np.isnan(missing)):
             data[data == missing] = np.nan
-        X.data = _float32(data, what)
+        X.data = _float32(data, what, round32)
         if np.isnan(X.data).any():  # a NaN entry is missing, as an absent one
             coo = X.tocoo()
             keep = ~np.isnan(coo.data)
@@ -98,7 +101,7 @@ def prepare_X(X, missing=np.nan, what="X"):
         raise ValueError(f"{what} must be 2-dimensional, got shape {A.shape}")
     if missing is not None and not (isinstance(missing, float) and np.isnan(missing)):
         A = np.where(A == missing, np.nan, A)
-    return np.ascontiguousarray(_float32(A, what)), names
+    return np.ascontiguousarray(_float32(A, what, round32)), names
 
 
 def _vector(a, n, what, allow_2d_width=None):

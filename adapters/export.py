@@ -1,4 +1,5 @@
-"""Writing a gradient-boosting ``Booster`` in XGBoost's JSON and LightGBM's text model format.
+"""Writing a gradient-boosting ``Booster`` in XGBoost's JSON and LightGBM's text model format
+(``adapters.model_import`` reads both back: ``Booster.from_xgboost`` / ``from_lightgbm``).
 
 Both files are written here by hand, field by field; the libraries are only
 imported to load what was written (``Booster.to_xgboost`` /
@@ -99,7 +100,7 @@ def _f32(x):
 def _floor32(x):
     """The largest float32 <= x (x a finite double)."""
     f = np.float32(x)
-    if f > x:
+    if float(f) > float(x):  # in double: NumPy 2 compares a float32 with a Python float in float32
         f = np.nextafter(f, np.float32(-np.inf))
     return f
 
@@ -134,8 +135,13 @@ def lightgbm_thresholds(tree):
     """LightGBM's double thresholds (``x <= threshold`` left) of a NewtonTree's splits (NaN
     at leaves): the largest double that rounds to a float32 at or below apsplit's
     threshold, so that unrounded float64 values go where apsplit sends them once
-    rounded to float32."""
+    rounded to float32.  A tree read from LightGBM (``input_dtype`` "float64") keeps its
+    double thresholds."""
     out = np.full(tree.node_count, np.nan)
+    if getattr(tree, "input_dtype", "float32") == "float64":  # read from LightGBM: as is
+        split = np.asarray(tree.feature) >= 0
+        out[split] = np.asarray(tree.threshold, dtype=np.float64)[split]
+        return out
     for node in np.flatnonzero(np.asarray(tree.feature) >= 0):
         f = _floor32(float(tree.threshold[node]))
         up = np.nextafter(f, np.float32(np.inf))

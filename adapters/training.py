@@ -70,6 +70,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from .. import newton
 from ..criteria import get_criterion
@@ -203,6 +204,9 @@ class Booster:
         sampler (its name, "none" without sampling), and assessments when the grower
         counts them
     best_iteration, best_score : set by early stopping (None otherwise)
+    input_dtype : "float32" (arrays given to predict are rounded to float32 first, as
+        XGBoost reads them) or "float64" (the model holds trees read from LightGBM, which
+        compare in double; see the property)
 
     ``to_xgboost()``, ``to_lightgbm()`` and ``save_model(path, format=...)`` serve the
     model in XGBoost or LightGBM (``adapters.export``).
@@ -220,6 +224,15 @@ class Booster:
         self.tree_info = []
         self.history = []
         self._attrs = {}
+
+    @property
+    def input_dtype(self):
+        """How predict reads an array (a DMatrix rounds X to float32 itself): "float32"
+        (every tree's thresholds are for float32 values: X is rounded first, as XGBoost
+        reads it) or "float64" (some trees were read from LightGBM, which compares in
+        double: they get X as given, the other trees X rounded to float32)."""
+        return "float64" if any(getattr(t, "input_dtype", "float32") == "float64"
+                                for t in self.trees) else "float32"
 
     # -- XGBoost's model API ---------------------------------------------------------
     def num_boosted_rounds(self):
@@ -293,7 +306,7 @@ class Booster:
                                  f"the data {d.feature_names}")
             X, margin = d.data, d.base_margin
         else:
-            X, _ = prepare_X(data)
+            X, _ = prepare_X(data, round32=self.input_dtype == "float32")
             margin = None
         if X.shape[1] != self.n_features:
             raise ValueError(f"the data has {X.shape[1]} features but the model was trained on "
@@ -321,8 +334,16 @@ class Booster:
         out = np.empty((n, self.n_outputs))
         out[:] = self.base_margin if margin is None else margin
         lo, hi = self._tree_range(iteration_range)
-        for tree, k in zip(self.trees[lo:hi], self.tree_info[lo:hi]):
-            out[:, k] += tree.predict(X)
+        trees = self.trees[lo:hi]
+        mixed = any(getattr(t, "input_dtype", "float32") == "float64" for t in trees)
+        X32 = None
+        for tree, k in zip(trees, self.tree_info[lo:hi]):
+            if mixed and getattr(tree, "input_dtype", "float32") == "float32":
+                if X32 is None:  # X as given for LightGBM's trees, rounded for the others
+                    X32 = _round32(X)
+                out[:, k] += tree.predict(X32)
+            else:
+                out[:, k] += tree.predict(X)
         return out
 
     def predict(self, data, output_margin=False, iteration_range=None):
@@ -372,6 +393,27 @@ class Booster:
         names = self.feature_names or [f"f{i}" for i in range(self.n_features)]
         return {names[i]: float(values[i]) for i in np.nonzero(used)[0]}
 
+    # -- import ----------------------------------------------------------------------
+    @classmethod
+    def from_xgboost(cls, booster_or_path):
+        """The model of an ``xgboost.Booster`` (read through ``save_raw("json")``) or of an
+        XGBoost model file (JSON, or UBJSON with xgboost installed), as an apsplit
+        Booster predicting what XGBoost predicts (``adapters.model_import``): numerical
+        trees of the objectives ``train`` supports; categorical splits, DART,
+        ``num_parallel_tree > 1`` and other objectives raise a ValueError."""
+        from .model_import import from_xgboost
+        return from_xgboost(booster_or_path)
+
+    @classmethod
+    def from_lightgbm(cls, booster_or_path):
+        """The model of a ``lightgbm.Booster`` (read through ``model_to_string()``) or of a
+        LightGBM text model file, as an apsplit Booster predicting LightGBM's raw scores
+        (``adapters.model_import``; its ``input_dtype`` is "float64": thresholds compared
+        in double); categorical splits, linear trees and other objectives raise a
+        ValueError."""
+        from .model_import import from_lightgbm
+        return from_lightgbm(booster_or_path)
+
     # -- export ----------------------------------------------------------------------
     def to_xgboost(self):
         """The model as an ``xgboost.Booster``, loaded from the JSON apsplit writes
@@ -413,6 +455,15 @@ def _evals(evals, dtrain, given):
             as_dmatrix(pair[0], f"evals[{pair[1]!r}]")
         out.append((d, pair[1]))
     return out
+
+
+def _round32(X):
+    """X (dense or CSR float64) with its values rounded to float32."""
+    if sp.issparse(X):
+        X = X.copy()
+        X.data = X.data.astype(np.float32).astype(np.float64)
+        return X
+    return X.astype(np.float32).astype(np.float64)
 
 
 def _start_margin(booster, d):
@@ -467,7 +518,9 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
                     round and gets best_iteration / best_score
     evals_result    a dict to fill with {name: {metric: [value per round]}}
     verbose_eval    True, or a period in rounds: print the evaluations (EvaluationMonitor)
-    xgb_model       an apsplit Booster to continue from (its trees are kept)
+    xgb_model       the model to continue from (its trees are kept): an apsplit Booster,
+                    an xgboost.Booster, a lightgbm.Booster, or a model file of either
+                    (``Booster.from_xgboost`` / ``from_lightgbm``, ``adapters.model_import``)
     callbacks       TrainingCallback instances (apsplit's or xgboost's)
     sampler         a ``adapters.sampling.Sampler`` of your own: the rows (and their g, h)
                     and features each round's trees see; instead of the sampling
@@ -531,15 +584,18 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
     # the model: a new one, or a copy of xgb_model to continue
     if xgb_model is not None:
         if not isinstance(xgb_model, Booster):
-            raise TypeError("xgb_model must be an apsplit Booster; continuing from an XGBoost or "
-                            "LightGBM model is not supported yet")
+            from .model_import import load_model
+            xgb_model = load_model(xgb_model)
         if xgb_model.n_features != dtrain.num_col():
             raise ValueError(f"xgb_model has {xgb_model.n_features} features, dtrain "
                              f"{dtrain.num_col()}")
         if xgb_model.n_outputs != n_outputs or (
                 objective is not None and xgb_model.objective is not None
                 and xgb_model.objective.name != objective.name):
-            raise ValueError("xgb_model was trained with another objective or num_class")
+            raise ValueError(f"xgb_model has the objective "
+                             f"{getattr(xgb_model.objective, 'name', None)!r} with "
+                             f"{xgb_model.n_outputs} output(s); params ask for "
+                             f"{getattr(objective, 'name', None)!r} with {n_outputs}")
         bst = xgb_model.copy()
         bst._attrs = {}
     else:

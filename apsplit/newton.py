@@ -229,10 +229,18 @@ class NewtonTree:
     sum_grad              gradient sum G of every node
     n_node_samples        rows reaching the node
     parent                parent id (-1 at the root; XGBoost's parents, 2147483647 there)
+    input_dtype           "float32" (grown on X rounded to float32; the Booster rounds X
+                          for it) or "float64" (a tree read from LightGBM, which compares in
+                          double)
     row_leaf              leaf of every row of the NewtonData the tree was grown on
                           (-1 for rows outside ``rows``): a boosting round need not route
                           its own rows again
     """
+
+    #: the values the thresholds are meant for: "float32" (X rounded to float32 first, as
+    #: XGBoost and ``train`` see it) or "float64" (compared as given: trees read from
+    #: LightGBM, whose thresholds are doubles); ``predict`` here compares X as given
+    input_dtype = "float32"
 
     _ARRAYS = ("feature", "threshold", "left_value", "right_value", "default_left",
                "children_left", "children_right", "base_weight", "gain", "cover", "sum_grad",
@@ -244,6 +252,85 @@ class NewtonTree:
         self.n_features = int(n_features)
         self.learning_rate = float(learning_rate)
         self.value = self.learning_rate * self.base_weight
+
+    @classmethod
+    def from_arrays(cls, feature, threshold, default_left, children_left, children_right,
+                    value, n_features, *, learning_rate=1.0, base_weight=None, gain=None,
+                    cover=None, sum_grad=None, n_node_samples=None, left_value=None,
+                    right_value=None, input_dtype="float32"):
+        """A tree from its node arrays (an imported model's, say; ``adapters.model_import``).
+
+        The routing arrays (``feature`` -1 at leaves, ``threshold`` with ``x <= threshold``
+        left, ``default_left``, the children) and ``value`` (what every node outputs, the
+        learning rate included: a leaf's output) are required; node 0 must be the root and
+        every node reachable from it once.  The statistics a grower records default to
+        what can be derived: ``base_weight`` = value / learning_rate, ``gain`` 0,
+        ``cover``, ``sum_grad`` NaN (unknown), ``n_node_samples`` 0, ``left_value`` =
+        ``right_value`` = ``threshold`` (no training values known); ``parent`` is
+        derived from the children, ``row_leaf`` is empty (no training rows).
+        ``input_dtype``: "float32" or "float64", what the thresholds are compared with.
+        """
+        if input_dtype not in ("float32", "float64"):
+            raise ValueError(f"input_dtype must be 'float32' or 'float64', got {input_dtype!r}")
+        feature = np.asarray(feature, dtype=np.int64).copy()
+        n = feature.shape[0]
+        if n == 0:
+            raise ValueError("a tree needs at least one node")
+
+        def arr(a, dtype, fill):
+            if a is None:
+                return np.full(n, fill, dtype)
+            out = np.array(a, dtype=dtype, copy=True).reshape(-1)
+            if out.shape[0] != n:
+                raise ValueError(f"a node array has {out.shape[0]} entries, the tree {n} nodes")
+            return out
+
+        children_left = arr(children_left, np.int64, LEAF)
+        children_right = arr(children_right, np.int64, LEAF)
+        threshold = arr(threshold, np.float64, np.nan)
+        split = feature != LEAF
+        if np.any(split & ((feature < 0) | (feature >= n_features))):
+            bad = int(np.flatnonzero(split & ((feature < 0) | (feature >= n_features)))[0])
+            raise ValueError(f"node {bad} splits on feature {int(feature[bad])}, outside the "
+                             f"{n_features} features")
+        parent = np.full(n, -1, np.int64)
+        seen = np.zeros(n, bool)
+        seen[0] = True
+        for node in range(n):
+            if not split[node]:
+                children_left[node] = children_right[node] = LEAF
+                continue
+            for c in (children_left[node], children_right[node]):
+                if not 0 < c < n or seen[c]:
+                    raise ValueError(f"node {node} has the child {int(c)}: the children must be "
+                                     f"other nodes of the tree, each reached once")
+                seen[c] = True
+                parent[c] = node
+        if not seen.all():
+            raise ValueError(f"node {int(np.flatnonzero(~seen)[0])} is not reached from the root")
+        tree = cls.__new__(cls)
+        tree.feature = feature
+        tree.threshold = threshold
+        tree.default_left = arr(default_left, np.bool_, False) & split
+        tree.children_left, tree.children_right = children_left, children_right
+        tree.value = arr(value, np.float64, 0.0)
+        tree.learning_rate = float(learning_rate)
+        tree.base_weight = (arr(base_weight, np.float64, 0.0) if base_weight is not None
+                            else tree.value / (tree.learning_rate or 1.0))
+        tree.gain = arr(gain, np.float64, 0.0) * split
+        tree.cover = arr(cover, np.float64, np.nan)
+        tree.sum_grad = arr(sum_grad, np.float64, np.nan)
+        tree.n_node_samples = arr(n_node_samples, np.int64, 0)
+        tree.left_value = arr(left_value if left_value is not None else threshold,
+                              np.float64, np.nan)
+        tree.right_value = arr(right_value if right_value is not None else threshold,
+                               np.float64, np.nan)
+        tree.parent = parent
+        tree.row_leaf = np.empty(0, np.int64)
+        tree.n_features = int(n_features)
+        if input_dtype != "float32":
+            tree.input_dtype = input_dtype
+        return tree
 
     @property
     def node_count(self):

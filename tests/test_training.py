@@ -149,8 +149,10 @@ def test_continue_from_a_booster(dtrain):
     assert b.num_boosted_rounds() == 6
     np.testing.assert_allclose(b.predict(dtrain, output_margin=True),
                                a.predict(dtrain, output_margin=True), rtol=1e-5, atol=1e-6)
-    with pytest.raises(TypeError, match="apsplit Booster"):
-        train(BIN, dtrain, 1, xgb_model="model.json")
+    with pytest.raises(TypeError, match="apsplit Booster, an xgboost.Booster"):
+        train(BIN, dtrain, 1, xgb_model=object())
+    with pytest.raises(FileNotFoundError):  # a path is read as an XGBoost or LightGBM file
+        train(BIN, dtrain, 1, xgb_model="no-such-model-file.json")
 
 
 def test_predict_inputs_shapes_and_pickle():
