@@ -33,7 +33,7 @@ from apsplit.adapters import Booster, DMatrix, train
 from apsplit.adapters.export import (lightgbm_text, lightgbm_thresholds, missing_as_nan,
                                      xgboost_conditions, xgboost_json)
 from apsplit.adapters.objectives import get_objective
-from apsplit.experiments.loaders import load_bundled
+from samples import bundled_sample
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_tree
 
 xgb = pytest.importorskip("xgboost")
@@ -43,21 +43,7 @@ ROUNDS = 20
 EPS32 = float(np.finfo(np.float32).eps)
 
 
-def _data(name, rows, nan=0.0, seed=0):
-    """``rows`` random training rows and up to 1000 others (float32 values; ``nan``: that
-    share of a dense X set to NaN): X, y, X_other, y_other."""
-    X, y, _ = load_bundled(name)
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(X.shape[0])
-    idx, other = np.sort(perm[:rows]), np.sort(perm[rows:rows + 1000])
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-    else:
-        X = np.asarray(X, dtype=np.float64).astype(np.float32).astype(np.float64)
-        if nan:
-            X = X.copy()
-            X[rng.random(X.shape) < nan] = np.nan
-    return X[idx], y[idx], X[other], y[other]
+_data = bundled_sample
 
 
 def _pseudo_huber(preds, dtrain):

@@ -29,7 +29,7 @@ import pytest
 import scipy.sparse as sp
 
 from apsplit.adapters import Booster, DMatrix, train
-from apsplit.experiments.loaders import load_bundled
+from samples import bundled_sample
 
 xgb = pytest.importorskip("xgboost")
 lgb = pytest.importorskip("lightgbm")
@@ -38,22 +38,7 @@ EPS32 = float(np.finfo(np.float32).eps)
 ROUNDS = 15
 
 
-def _data(name, rows, nan=0.0, seed=0, round32=True):
-    """``rows`` training rows and up to 1000 held-out rows: X, y, X_other, y_other."""
-    X, y, _ = load_bundled(name)
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(X.shape[0])
-    idx, other = np.sort(perm[:rows]), np.sort(perm[rows:rows + 1000])
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-    else:
-        X = np.asarray(X, dtype=np.float64)
-        if round32:
-            X = X.astype(np.float32).astype(np.float64)
-        if nan:
-            X = X.copy()
-            X[rng.random(X.shape) < nan] = np.nan
-    return X[idx], y[idx], X[other], y[other]
+_data = bundled_sample
 
 
 def _both(X, Xo):
@@ -426,7 +411,8 @@ def test_a_linear_lightgbm_tree_is_refused():
 def test_xgboost_models_apsplit_cannot_represent_are_refused(params, match):
     rng = np.random.default_rng(6)
     X = rng.normal(size=(200, 3))
-    xb = xgb.train({"max_depth": 2, **params}, xgb.DMatrix(X, label=np.abs(X[:, 0])), 2)
+    tree_params = {} if params.get("booster") == "gblinear" else {"max_depth": 2}
+    xb = xgb.train({**tree_params, **params}, xgb.DMatrix(X, label=np.abs(X[:, 0])), 2)
     with pytest.raises(ValueError, match=match):
         Booster.from_xgboost(xb)
 

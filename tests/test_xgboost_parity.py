@@ -43,31 +43,16 @@ import pytest
 import scipy.sparse as sp
 
 from apsplit.adapters import DMatrix, train
-from apsplit.experiments.loaders import load_bundled
+from samples import bundled_sample
 
 import xgboost as xgb
 ROUNDS = 20
 
 
 def _data(name, rows, nan=0.0, seed=0, held_out=False):
-    """A random subset of ``rows`` rows (float32 values; ``nan``: that share set to NaN); with
-    ``held_out``, also up to 1000 of the other rows and their labels, for data not trained on."""
-    X, y, classes = load_bundled(name)
-    rng = np.random.default_rng(seed)
-    n = X.shape[0]
-    perm = rng.permutation(n)
-    idx = np.sort(perm[:min(rows, n)])
-    other = np.sort(perm[min(rows, n):min(rows, n) + 1000])
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-    else:
-        X = np.asarray(X, dtype=np.float64).astype(np.float32).astype(np.float64)
-        if nan:
-            X = X.copy()
-            X[rng.random(X.shape) < nan] = np.nan
-    if held_out:
-        return X[idx], y[idx], X[other], y[other]
-    return X[idx], y[idx]
+    """``samples.bundled_sample``'s (X, y), and with ``held_out`` the other rows too."""
+    X, y, X_other, y_other = bundled_sample(name, rows, nan, seed)
+    return (X, y, X_other, y_other) if held_out else (X, y)
 
 
 # name, rows, objective, labels (function of the class codes), depth, extra params, nan
