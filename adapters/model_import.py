@@ -122,7 +122,8 @@ def xgboost_document(source):
         import xgboost
     except ImportError:
         raise ValueError(f"not an XGBoost JSON model ({error}); a binary (UBJSON) model "
-                         f"needs the xgboost package to be read") from None
+                         f"needs the xgboost package to be read: pip install "
+                         f"\"apsplit[xgboost]\"") from None
     try:
         bst = xgboost.Booster(model_file=os.fspath(source) if _is_path(source)
                               else bytearray(text))

@@ -201,7 +201,7 @@ def against_xgboost(repeats, n_rows):
     try:
         import xgboost as xgb
     except ImportError:
-        print("3. skipped: xgboost is not installed")
+        print('3. skipped: xgboost is not installed (pip install "apsplit[xgboost]")')
         return
     print("3. one depth-6 tree, same gradients, one thread:")
     for name, X, y in _datasets(n_rows):
