@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .kernels.build import threshold_of
+from .kernels.coarse import MAX_COARSE, CoarseBins, group_ranks
 
 __all__ = ["Dataset", "dense_matrix"]
 
@@ -97,9 +98,18 @@ class Dataset:
         Finite feature values.  Sparse input is binned without densifying.
     categorical_features : column indices or a boolean mask of length K, optional
         Columns whose distinct values are unordered categories.  Dense X only.
+    coarse_bins : int, 2 to 256 (default 256)
+        At most this many coarse bins per feature for the exhaustive search's
+        prefilter (``kernels.coarse``): a matter of speed only, every split
+        found is the same whatever it is.
     """
 
-    def __init__(self, X, categorical_features=None):
+    def __init__(self, X, categorical_features=None, coarse_bins=MAX_COARSE):
+        if isinstance(coarse_bins, bool) or not isinstance(coarse_bins, (int, np.integer)) \
+                or not 2 <= coarse_bins <= MAX_COARSE:
+            raise ValueError(f"coarse_bins must be an integer from 2 to {MAX_COARSE}, "
+                             f"got {coarse_bins!r}")
+        self.max_coarse_bins = int(coarse_bins)
         if sp.issparse(X):
             self._bin_sparse(X)
         else:
@@ -108,6 +118,7 @@ class Dataset:
         if self.is_sparse and self.categorical.any():
             raise ValueError("categorical features need dense X (pass X.toarray())")
         self._workspaces = {}
+        self._coarse = None
 
     # ------------------------------------------------------------------ binning
     def _bin_dense(self, X):
@@ -180,6 +191,59 @@ class Dataset:
             self.csr_indptr = self.csr_features = empty
             self.csc_codes = self.csr_codes = np.zeros(0, self.codes.dtype)
             self.csr_bins = np.zeros(0, np.int32)
+
+    def coarse_bins(self):
+        """The exhaustive search's coarse bins (``kernels.coarse``), made on first use.
+
+        Feature k's ranks are grouped into at most B = ``coarse_bins``
+        contiguous bins of at most 2 n / B examples each, or one value
+        (``kernels.coarse.group_ranks``); a feature with at most B values
+        keeps one bin per value.
+        """
+        if self._coarse is None:
+            self._coarse = self._bin_coarse()
+        return self._coarse
+
+    def _rank_counts(self, k):
+        if not self.is_sparse:
+            return np.bincount(self.codes[k], minlength=int(self.n_bins[k]))
+        lo, hi = self.csc_indptr[k], self.csc_indptr[k + 1]
+        counts = np.bincount(self.csc_codes[lo:hi], minlength=int(self.n_bins[k]))
+        if self.zero_rank[k] >= 0:
+            counts[self.zero_rank[k]] += self.n_rows - (hi - lo)
+        return counts
+
+    def _bin_coarse(self):
+        K, n, B = self.n_features, self.n_rows, self.max_coarse_bins
+        of_rank = np.empty(int(self.bin_offsets[-1]), np.int64)  # coarse bin within its feature
+        offsets = np.zeros(K + 1, np.int64)
+        spans = []
+        for k in range(K):
+            lo, hi = self.bin_offsets[k], self.bin_offsets[k + 1]
+            if hi - lo <= B:
+                local = np.arange(hi - lo)
+            else:
+                local = group_ranks(self._rank_counts(k), B)
+            of_rank[lo:hi] = local
+            spans.append(np.bincount(local))
+            offsets[k + 1] = offsets[k] + spans[-1].size
+        span = np.concatenate(spans).astype(np.int64)
+        if self.is_sparse:
+            feature_offsets = offsets[self.csr_features]
+            csr_bins = (feature_offsets + of_rank[self.bin_offsets[self.csr_features]
+                                                  + self.csr_codes]).astype(np.int32)
+            has_zero = self.zero_rank >= 0
+            zero_bin = np.full(K, -1, np.int64)
+            zero_bin[has_zero] = offsets[:-1][has_zero] + of_rank[
+                self.bin_offsets[:-1][has_zero] + self.zero_rank[has_zero]]
+            codes = np.zeros((0, 0), np.uint8)
+        else:
+            csr_bins = np.zeros(0, np.int32)
+            zero_bin = np.full(K, -1, np.int64)
+            codes = np.empty((K, n), np.uint8)
+            for k in range(K):
+                codes[k] = of_rank[self.bin_offsets[k] + self.codes[k]]
+        return CoarseBins(codes, csr_bins, zero_bin, offsets, span, of_rank.astype(np.uint8))
 
     # ---------------------------------------------------------------- queries
     @property
@@ -258,6 +322,7 @@ class Dataset:
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_workspaces"] = {}
+        state["_coarse"] = None
         return state
 
     def __repr__(self):

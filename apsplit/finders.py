@@ -14,7 +14,8 @@ from . import validation as v
 from .dataset import Dataset
 from .kernels.categorical import MAX_SUBSET_CATEGORIES
 from .kernels.criteria import BOUNDS, CRITERIA
-from .kernels.search import METHODS, run
+from .kernels.coarse import new_histogram
+from .kernels.search import EXHAUSTIVE, METHODS, run, run_exhaustive
 from .split import Split
 
 __all__ = ["Problem", "Finder", "Exhaustive", "Quick", "Adaptive", "AdaptivePaper", "find_split",
@@ -62,12 +63,19 @@ class _KernelFinder(Finder):
 
     def find(self, problem):
         ds = problem.dataset
+        args = (ds.kernel_data(), None, problem.order, np.sort(problem.order),
+                problem.sample_weight, problem.y, problem.n_classes, problem.features,
+                CRITERIA[problem.criterion], BOUNDS[problem.bounds], problem.min_leaf)
         with ds.workspace(problem.n_classes) as work:
-            pos, left_rank, right_rank, score, total, children, node_weight, left_codes, scans = \
-                run(METHODS[self.name], self._params(), ds.kernel_data(), work, problem.order,
-                    np.sort(problem.order), problem.sample_weight, problem.y, problem.n_classes,
-                    problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds],
-                    problem.min_leaf)
+            args = args[:1] + (work,) + args[2:]
+            method = METHODS[self.name]
+            if method == EXHAUSTIVE:
+                coarse = ds.coarse_bins()
+                found = run_exhaustive(self._params(), *args, coarse,
+                                       new_histogram(coarse, problem.n_classes), False)
+            else:
+                found = run(method, self._params(), *args)
+        pos, left_rank, right_rank, score, total, children, node_weight, left_codes, scans = found
         if pos < 0:
             return Split.none(total, problem.n_classes, int(scans))
         k = int(problem.features[pos])

@@ -15,6 +15,8 @@ from .dataset import Dataset
 from .finders import check_problem, get_finder, kernel_finder_params
 from .kernels import build
 from .kernels.criteria import BOUNDS, CRITERIA
+from .kernels.coarse import no_coarse_bins
+from .kernels.search import EXHAUSTIVE
 
 __all__ = ["Tree", "grow_tree", "grow_from_problem", "node_orders", "node_impurity"]
 
@@ -260,7 +262,7 @@ def _grow_with_kernel(problem, params, max_depth):
             method, method_params, min(int(max_depth), 2 ** 31), ds.kernel_data(), work,
             ds.values, problem.order, problem.sample_weight, problem.y, problem.n_classes,
             problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds],
-            problem.min_leaf)
+            problem.min_leaf, ds.coarse_bins() if method == EXHAUSTIVE else no_coarse_bins())
     categories = [None] * feature.size
     for node in np.flatnonzero(cat_end > cat_start):
         categories[node] = ds.feature_values(feature[node])[cat_codes[cat_start[node]:cat_end[node]]]

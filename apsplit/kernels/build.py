@@ -14,9 +14,10 @@ of raw X (values): a walk from the root per row.
 import numpy as np
 from numba import njit
 
-from .search import run
+from . import coarse as cs
+from .search import EXHAUSTIVE, run, run_exhaustive
 from .sort import bisect_left, bisect_right
-from .stats import sorted_rows
+from .stats import candidate_slots, sorted_rows
 
 LEAF = -1
 
@@ -78,10 +79,24 @@ def _split_rows(seg, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, spare
 
 
 @njit(cache=True)
+def _build_histogram(coarse, feats, slot, rows, w, y, data, hist):
+    if data[0]:
+        cs.build_sparse(coarse, feats, slot, rows, w, y, data[7], data[8], hist)
+    else:
+        cs.build_dense(coarse, feats, rows, w, y, hist)
+
+
+@njit(cache=True)
 def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, feats, crit,
-         bounds, min_leaf):
+         bounds, min_leaf, coarse):
     """Grow a tree of depth at most ``max_depth`` from the root's rows ``order``
     (positive weights, decreasing weight order), one search per node.
+
+    The exhaustive search is prefiltered by coarse histograms (``coarse``, the
+    Dataset's ``coarse_bins``; ``search.run_exhaustive``): a split node's
+    smaller child's is summed from its rows, the larger child's is the
+    parent's minus it, in the parent's slot of a pool of ``max_depth`` + 1
+    (at most 8: deeper pending nodes sum their own).
 
     A node is a leaf at ``max_depth``, when it holds fewer than two rows (or
     fewer than 2 ``min_leaf``: each child must keep ``min_leaf`` rows), when
@@ -122,6 +137,13 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
     segment = np.zeros((cap, 2), np.int64)  # each node's rows: by_weight[start:end]
     _class_weights(by_weight, w, y, value[0])
     n_samples[0] = n
+    prefiltered = method == EXHAUSTIVE
+    n_slots = min(max_depth + 1, 8) if prefiltered else 0
+    pool = [cs.NodeHistogram(np.zeros((coarse.offsets[-1], C)), np.zeros(coarse.offsets[-1], np.int64),
+                             np.zeros(1)) for _ in range(n_slots)]
+    free = list(range(n_slots))
+    slot_of = np.full(cap, -1, np.int64)  # each pending node's histogram, or -1
+    slot = candidate_slots(feats, bin_offsets.shape[0] - 1)
     n_nodes = 1
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, 0, n, 0
     top = 1
@@ -135,13 +157,29 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
             if value[node, c] > 0.0:
                 classes += 1
         if depth >= max_depth or end - start < max(2, 2 * min_leaf) or classes < 2:
+            if slot_of[node] >= 0:
+                free.append(slot_of[node])
             continue
         seg_w = by_weight[start:end]
         seg_i = by_index[start:end]
-        best, lr, rr, _, total, _, _, left_codes, _ = run(method, params, data, work, seg_w, seg_i,
-                                                          w, y, C, feats, crit, bounds, min_leaf)
+        if prefiltered:
+            ready = slot_of[node] >= 0
+            if not ready and len(free) > 0:
+                slot_of[node] = free.pop()
+            hist = pool[slot_of[node]] if slot_of[node] >= 0 else \
+                cs.NodeHistogram(np.zeros((coarse.offsets[-1], C)), np.zeros(coarse.offsets[-1], np.int64),
+                                 np.zeros(1))
+            best, lr, rr, _, total, _, _, left_codes, _ = run_exhaustive(
+                params, data, work, seg_w, seg_i, w, y, C, feats, crit, bounds, min_leaf, coarse,
+                hist, ready)
+        else:
+            best, lr, rr, _, total, _, _, left_codes, _ = run(method, params, data, work, seg_w,
+                                                              seg_i, w, y, C, feats, crit, bounds,
+                                                              min_leaf)
         assessments[node] = total
         if best < 0:
+            if slot_of[node] >= 0:
+                free.append(slot_of[node])
             continue
         k = feats[best]
         off = bin_offsets[k]
@@ -177,6 +215,9 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
         if is_sparse:
             for e in range(csc_indptr[k], csc_indptr[k + 1]):
                 rowcode[csc_rows[e]] = -1
+        if slot_of[node] >= 0:
+            _children_histograms(coarse, feats, slot, seg_i, n_left, w, y, data, pool, free,
+                                 slot_of, node, left, right, depth + 1 < max_depth, value[node])
         feature[node] = k
         children_left[node] = left
         children_right[node] = right
@@ -193,6 +234,27 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
     return (feature[:n_nodes], threshold[:n_nodes], left_rank[:n_nodes], children_left[:n_nodes],
             children_right[:n_nodes], value[:n_nodes], n_samples[:n_nodes], assessments[:n_nodes],
             cat_start[:n_nodes], cat_end[:n_nodes], cat_codes[:n_cat_codes], leaf_of)
+
+
+@njit(cache=True)
+def _children_histograms(coarse, feats, slot, seg_i, n_left, w, y, data, pool, free, slot_of,
+                         node, left, right, searched, node_value):
+    """Give a split node's children their histograms (the smaller's summed from its
+    rows ``seg_i``, the larger's by subtraction in the node's slot), if they will be
+    searched and a slot is free; else free the node's slot."""
+    parent = slot_of[node]
+    if not searched or len(free) == 0:
+        free.append(parent)
+        return
+    small = free.pop()
+    left_smaller = 2 * n_left <= seg_i.shape[0]
+    rows = seg_i[:n_left] if left_smaller else seg_i[n_left:]
+    _build_histogram(coarse, feats, slot, rows, w, y, data, pool[small])
+    parent_weight = 0.0
+    for c in range(node_value.shape[0]):
+        parent_weight += node_value[c]
+    cs.subtract(coarse, feats, pool[parent], pool[small], parent_weight)
+    slot_of[left], slot_of[right] = (small, parent) if left_smaller else (parent, small)
 
 
 @njit(cache=True, inline='always')

@@ -32,9 +32,11 @@ import math
 import numpy as np
 from numba import njit
 
+from . import coarse as cs
 from . import heap as hp
 from .categorical import evaluate_categorical
 from .criteria import NO_UB, impurity
+from .refine import refined_best
 from .sort import bisect_left
 from .stats import (DENSE_RATIO, assess, assess_rows, canonical_pass, candidate_slots,
                     clear_feature, collect_counts, distribute_new_bins, merge_new, node_arrays, release, scan,
@@ -631,6 +633,65 @@ def run(method, params, data, work, order, index_order, w, y, n_classes, feats, 
         children, left_codes = child_weights(node, state, best)
     teardown(node, state)
     return best, lr, rr, score, total, children, node[31], left_codes, state[9][0]
+
+
+@njit(cache=True)
+def run_exhaustive(params, data, work, order, index_order, w, y, n_classes, feats, crit, bounds,
+                   min_leaf, coarse, hist, hist_ready):
+    """``run`` of the exhaustive search, prefiltered by the node's coarse histogram
+    ``hist`` (built here unless ``hist_ready``): the same split and score, computed
+    canonically on the features ``coarse.survivors`` keeps (dense numeric ones by
+    ``refine.refined_best``, only where they can win).  Every feature is still
+    assessed on every example (its coarse bin) and scanned once (its coarse bins);
+    the survivors' exact values are scanned once more."""
+    is_sparse, categorical = data[0], data[10]
+    n = index_order.shape[0]
+    F = feats.shape[0]
+    if not hist_ready:
+        if is_sparse:
+            cs.build_sparse(coarse, feats, candidate_slots(feats, coarse.offsets.shape[0] - 1),
+                            index_order, w, y, data[7], data[8], hist)
+        else:
+            cs.build_dense(coarse, feats, index_order, w, y, hist)
+    totals = np.zeros(n_classes)
+    for p in range(n):
+        totals[y[index_order[p]]] += w[index_order[p]]
+    node_weight = 0.0
+    for c in range(n_classes):
+        node_weight += totals[c]
+    refine = np.zeros(coarse.offsets[-1], np.uint8)
+    keep = cs.survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf,
+                        TOL * node_weight, refine)
+    any_categorical = False
+    for j in range(keep.shape[0]):
+        any_categorical = any_categorical or categorical[feats[keep[j]]] != 0
+    if is_sparse or any_categorical:
+        best, lr, rr, score, _, children, weight, left_codes, scans = run(
+            EXHAUSTIVE, params, data, work, order, index_order, w, y, n_classes, feats[keep],
+            crit, bounds, min_leaf)
+        if best >= 0:
+            best = keep[best]
+        return best, lr, rr, score, n * F, children, weight, left_codes, F + scans
+    scores = np.full(keep.shape[0], math.inf)
+    ranks = np.full((keep.shape[0], 2), -1, np.int64)
+    lefts = np.zeros((keep.shape[0], n_classes))
+    for j in range(keep.shape[0]):
+        scores[j], ranks[j, 0], ranks[j, 1] = refined_best(
+            feats[keep[j]], data, work, coarse, refine, hist.counts, index_order, w, y, totals,
+            crit, bounds, min_leaf, lefts[j])
+    smallest = math.inf
+    for j in range(keep.shape[0]):
+        smallest = min(smallest, scores[j])
+    children = np.zeros((2, n_classes))
+    for j in range(keep.shape[0]):  # ``choose``'s rule: the first within the tie window
+        if scores[j] < math.inf and scores[j] <= smallest + TOL * node_weight:
+            for c in range(n_classes):
+                children[0, c] = lefts[j, c]
+                children[1, c] = max(totals[c] - lefts[j, c], 0.0)
+            return (keep[j], ranks[j, 0], ranks[j, 1], scores[j], n * F, children, node_weight,
+                    np.zeros(0, np.int64), F + keep.shape[0])
+    return -1, -1, -1, math.inf, n * F, children, node_weight, np.zeros(0, np.int64), \
+        F + keep.shape[0]
 
 
 @njit(cache=True)

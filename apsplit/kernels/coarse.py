@@ -1,0 +1,321 @@
+"""The exhaustive search's prefilter: coarse histograms that prove most features cannot win.
+
+Every feature's distinct values (its exact ranks) are grouped once into at
+most ``MAX_COARSE`` contiguous *coarse bins* (``Dataset.coarse_bins``), each
+holding about n / 256 rows; a feature with at most 256 values keeps one bin
+per value.  Per node, the class weights and example counts of every coarse
+bin (``build_dense``, ``build_sparse``, or ``subtract`` from the parent's for
+the larger child, as LightGBM does) fit in L1, and:
+
+* every boundary between two coarse bins holding node examples is a real
+  split, evaluated in O(C): g is the least boundary score over all features;
+* the splits *inside* a coarse bin b (left weights L = P + x, P the class
+  weights of the bins before b, x between 0 and the bin's class weights B,
+  componentwise) score at least the minimum of f(L) + f(T - L) over that box.
+  The score is concave in x (f is concave), so its minimum over the box is
+  at a vertex: ``inner_bound`` enumerates the 2^C vertices for C <= 4, and
+  for more classes uses f(P) + f(T - P - B) (superadditivity: f(P + x) >=
+  f(P) and f(T - P - x) >= f(T - P - B)).
+
+A feature *survives* when its least boundary score or inner bound is within
+``margin`` of g; ``survivors`` returns them in the order given, and the
+exhaustive search then runs on them alone (``search.run_exhaustive``): it
+computes their canonical scores, so the split and its score are the ones the
+search over every feature returns, bit for bit.
+
+Why no excluded feature can be returned.  Let every computed score be within
+delta of its real value (both the coarse and the canonical computations).
+The canonical optimum s* is at most the canonical score of the boundary
+attaining g, so s* <= g + 2 delta.  An excluded feature's every split has a
+real score above g + margin - delta (a boundary: its computed score exceeds
+g + margin; inside a bin: its real score is at least the real vertex
+minimum, within delta of the computed bound), so its canonical score exceeds
+g + margin - 2 delta = g + 2 delta + tie >= s* + tie with
+``margin = tie + 4 delta``: it is neither the optimum nor within the search's
+tie window of it.
+
+The rounding bound delta (``margin``).  With eta a bound on the summed
+absolute error of any child's computed class weights: error and gini change
+by at most 2 eta per child (slopes in [0, 2], ``criteria``), entropy by at
+most 2 eta (2 + log2(1 + W / eta)) (the modulus of continuity of z log z),
+and evaluating f costs a few ulps of W per class.  A histogram summed from
+n rows has eta <= (n + 2 MAX_COARSE) u W (u = 2^-53: each bin's sum, then a
+prefix over at most MAX_COARSE bins and the total); the larger child's,
+parent minus smaller, adds both histograms' eta and one rounding per bin
+(u W_parent per prefix); the canonical prefix over the exact ranks has
+eta <= 2 n u W.
+"""
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .criteria import ERROR, TIGHT, impurity, split_value
+
+MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
+ULP = 2.0 ** -53
+MAX_VERTEX_CLASSES = 4  # inner bounds enumerate the 2^C vertices up to this many classes
+
+CoarseBins = namedtuple("CoarseBins", [
+    "codes",     # dense: (K, n) uint8 coarse bin of every example; sparse: empty
+    "csr_bins",  # sparse: global coarse bin (int32) of every stored entry, in CSR order
+    "zero_bin",  # sparse: global coarse bin of each feature's implicit zero, -1 if none
+    "offsets",   # (K + 1) int64: feature k's coarse bins are offsets[k]:offsets[k + 1]
+    "span",      # per global coarse bin, how many exact ranks (distinct values) it holds
+    "of_rank",   # per exact bin (Dataset.bin_offsets layout), its coarse bin within its feature
+])
+
+NodeHistogram = namedtuple("NodeHistogram", [
+    "weights",   # (total coarse bins, C) class weights of the node's examples per coarse bin
+    "counts",    # (total coarse bins,) int64 examples per coarse bin
+    "error",     # (1,) bound on the summed absolute rounding error of any prefix (eta)
+])
+
+
+@njit(cache=True)
+def group_ranks(counts, max_bins):
+    """Coarse bin (0, 1, ...) of every rank of a feature with ``counts`` examples per rank:
+    consecutive ranks filled greedily up to 2 n / max_bins examples, a rank that
+    would overflow the current bin starting the next.  Two consecutive bins hold
+    more than that together, so there are at most ``max_bins``; a value holding
+    many examples gets a bin of its own, whose inside has no split."""
+    n = 0
+    for r in range(counts.shape[0]):
+        n += counts[r]
+    capacity = 2 * n / max_bins
+    out = np.empty(counts.shape[0], np.int64)
+    b = 0
+    filled = 0
+    for r in range(counts.shape[0]):
+        if filled > 0 and filled + counts[r] > capacity:
+            b += 1
+            filled = 0
+        out[r] = b
+        filled += counts[r]
+    return out
+
+
+def no_coarse_bins():
+    """An empty CoarseBins, for the kernels' searches that use none."""
+    empty = np.zeros(0, np.int64)
+    return CoarseBins(np.zeros((0, 0), np.uint8), np.zeros(0, np.int32), empty, np.zeros(1, np.int64),
+                      empty, np.zeros(0, np.uint8))
+
+
+def new_histogram(coarse, n_classes):
+    """A zeroed NodeHistogram for every coarse bin of ``coarse``."""
+    total = int(coarse.offsets[-1])
+    return NodeHistogram(np.zeros((total, n_classes)), np.zeros(total, np.int64), np.zeros(1))
+
+
+@njit(cache=True)
+def _clear(coarse, feats, hist):
+    for j in range(feats.shape[0]):
+        k = feats[j]
+        for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
+            hist.counts[b] = 0
+            for c in range(hist.weights.shape[1]):
+                hist.weights[b, c] = 0.0
+
+
+@njit(cache=True)
+def build_dense(coarse, feats, index_order, w, y, hist):
+    """The node's coarse histogram of every candidate feature: per feature, its codes
+    gathered for the node's rows (index order), then summed into its bins."""
+    n = index_order.shape[0]
+    w_node = np.empty(n)
+    y_node = np.empty(n, np.intp)
+    total = 0.0
+    for p in range(n):
+        w_node[p] = w[index_order[p]]
+        y_node[p] = y[index_order[p]]
+        total += w_node[p]
+    _clear(coarse, feats, hist)
+    gathered = np.empty(n, np.uint8)
+    for j in range(feats.shape[0]):
+        k = feats[j]
+        row = coarse.codes[k]
+        for p in range(n):
+            gathered[p] = row[index_order[p]]
+        lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
+        weights = hist.weights[lo:hi]
+        counts = hist.counts[lo:hi]
+        for p in range(n):
+            b = np.intp(gathered[p])
+            weights[b, y_node[p]] += w_node[p]
+            counts[b] += 1
+    hist.error[0] = (n + 2 * MAX_COARSE) * ULP * total
+
+
+@njit(cache=True)
+def build_sparse(coarse, feats, slot, index_order, w, y, csr_indptr, csr_features, hist):
+    """The node's coarse histogram from its rows' stored entries (one pass over them,
+    ``slot[k] >= 0`` marking the candidate columns); each implicit zero's class
+    weights are the node's class totals minus the feature's stored entries'."""
+    C = hist.weights.shape[1]
+    n = index_order.shape[0]
+    weights, counts = hist.weights, hist.counts
+    _clear(coarse, feats, hist)
+    totals = np.zeros(C)
+    for p in range(n):
+        i = index_order[p]
+        c = y[i]
+        wi = w[i]
+        totals[c] += wi
+        for e in range(csr_indptr[i], csr_indptr[i + 1]):
+            if slot[csr_features[e]] >= 0:
+                b = coarse.csr_bins[e]
+                weights[b, c] += wi
+                counts[b] += 1
+    stored = np.empty(C)
+    for j in range(feats.shape[0]):
+        k = feats[j]
+        z = coarse.zero_bin[k]
+        if z < 0:
+            continue
+        stored[:] = 0.0
+        n_stored = 0
+        for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
+            n_stored += counts[b]
+            for c in range(C):
+                stored[c] += weights[b, c]
+        if n_stored < n:
+            counts[z] += n - n_stored
+            for c in range(C):
+                weights[z, c] += max(totals[c] - stored[c], 0.0)
+    total = 0.0
+    for c in range(C):
+        total += totals[c]
+    # the zeros add one subtraction of two sums of at most n rows each
+    hist.error[0] = (2 * n + 3 * MAX_COARSE) * ULP * total
+
+
+@njit(cache=True)
+def subtract(coarse, feats, parent, smaller, parent_weight):
+    """Turn ``parent`` into its larger child's histogram: parent minus ``smaller``
+    (counts exactly; weights with one rounding per bin, added to the error)."""
+    C = parent.weights.shape[1]
+    for j in range(feats.shape[0]):
+        k = feats[j]
+        for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
+            parent.counts[b] -= smaller.counts[b]
+            for c in range(C):
+                parent.weights[b, c] -= smaller.weights[b, c]
+    parent.error[0] += smaller.error[0] + 2 * MAX_COARSE * ULP * parent_weight
+
+
+@njit(cache=True)
+def margin(crit_classes, error, n, node_weight, tie):
+    """``tie + 4 delta`` for histogram error ``error`` (module docstring)."""
+    eta = max(error, 2.0 * n * ULP * node_weight)
+    if eta <= 0.0 or node_weight <= 0.0:
+        return tie
+    delta = 2.0 * eta * (2.0 + math.log2(1.0 + node_weight / eta)) * 2.0 \
+        + 16.0 * crit_classes * ULP * node_weight
+    return tie + 4.0 * delta
+
+
+@njit(cache=True, inline='always')
+def _split_score(crit, left, totals, right):
+    """f(L) + f(T - L) (``criteria.split_value``, inlined: no array-passing call)."""
+    for c in range(left.shape[0]):
+        right[c] = totals[c] - left[c]
+    return split_value(crit, TIGHT, left, right, right, 0.0, False)[0]
+
+
+@njit(cache=True, inline='always')
+def inner_bound(crit, prefix, weights, b, totals, limit, left, right):
+    """A lower bound on the score of a split inside coarse bin b (class weights
+    B = weights[b]): the least f(P + x) + f(T - P - x) over the box 0 <= x <= B
+    (its vertices) for C <= MAX_VERTEX_CLASSES, else, or when that is already
+    above ``limit`` (the vertex minimum is at least it), f(P) + f(T - P - B)."""
+    C = prefix.shape[0]
+    for c in range(C):
+        left[c] = totals[c] - weights[b, c]
+    superadditive = _split_score(crit, prefix, left, right)
+    if C > MAX_VERTEX_CLASSES or superadditive > limit:
+        return superadditive
+    best = math.inf
+    for mask in range(1 << C):
+        for c in range(C):
+            left[c] = prefix[c] + (weights[b, c] if (mask >> c) & 1 else 0.0)
+        best = min(best, _split_score(crit, left, totals, right))
+    return best
+
+
+@njit(cache=True)
+def _best_boundary(coarse, k, hist, totals, n, crit, min_leaf, left, right):
+    """Least score over feature k's admissible coarse boundaries (+inf if none)."""
+    weights, counts = hist.weights, hist.counts
+    lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
+    last = hi - 1
+    while last >= lo and counts[last] == 0:
+        last -= 1
+    best = math.inf
+    left[:] = 0.0
+    left_count = 0
+    for b in range(lo, last):
+        if counts[b] == 0:
+            continue
+        left_count += counts[b]
+        for c in range(left.shape[0]):
+            left[c] += weights[b, c]
+        if left_count >= min_leaf and n - left_count >= min_leaf:
+            best = min(best, _split_score(crit, left, totals, right))
+    return best
+
+
+@njit(cache=True)
+def _refine_bins(coarse, k, hist, totals, crit, limit, prefix, left, right, refine):
+    """Flag in ``refine`` feature k's coarse bins holding two or more of the node's
+    examples and values whose inner bound is <= ``limit``; returns whether any is."""
+    weights, counts = hist.weights, hist.counts
+    prefix[:] = 0.0
+    any_refined = False
+    for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
+        refine[b] = 0
+        if counts[b] == 0:
+            continue
+        if counts[b] >= 2 and coarse.span[b] >= 2 and \
+                inner_bound(crit, prefix, weights, b, totals, limit, left, right) <= limit:
+            refine[b] = 1
+            any_refined = True
+        for c in range(prefix.shape[0]):
+            prefix[c] += weights[b, c]
+    return any_refined
+
+
+@njit(cache=True)
+def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, refine):
+    """Positions in ``feats`` of the features that may hold the exhaustive search's
+    split (module docstring), in order; categorical features always survive.
+    ``refine`` (per global coarse bin) flags the bins whose inner splits may."""
+    F = feats.shape[0]
+    C = totals.shape[0]
+    left, right, prefix = np.empty(C), np.empty(C), np.empty(C)
+    boundary = np.full(F, math.inf)
+    g = math.inf
+    node_weight = 0.0
+    for c in range(C):
+        node_weight += totals[c]
+    for j in range(F):
+        if not categorical[feats[j]]:
+            boundary[j] = _best_boundary(coarse, feats[j], hist, totals, n, crit, min_leaf,
+                                         left, right)
+            g = min(g, boundary[j])
+    limit = g + margin(C, hist.error[0], n, node_weight, tie)
+    out = np.empty(F, np.int64)
+    kept = 0
+    for j in range(F):
+        k = feats[j]
+        if categorical[k]:
+            out[kept] = j
+            kept += 1
+            continue
+        refined = _refine_bins(coarse, k, hist, totals, crit, limit, prefix, left, right, refine)
+        if refined or boundary[j] <= limit:
+            out[kept] = j
+            kept += 1
+    return out[:kept]

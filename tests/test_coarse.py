@@ -1,0 +1,119 @@
+"""The exhaustive search's prefilter (kernels.coarse, kernels.refine): coarse bins, the
+bound inside a bin against brute force, and the same splits and trees as the search
+over every feature's exact values."""
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import apsplit
+import oracle
+from strategies import WEIGHT_KINDS, nodes, scaled
+from test_tree import SETTINGS, assert_same_tree, boosting_weights, check_structure
+
+from apsplit.experiments.loaders import load_bundled
+from apsplit.kernels import coarse
+from apsplit.kernels.criteria import CRITERIA
+
+UNFILTERED = apsplit.Quick(initial_fraction=1.0)  # every feature scored canonically, no prefilter
+
+
+# ------------------------------------------------------------------ the bins
+@pytest.mark.parametrize("fmt", [None, "csr"])
+@pytest.mark.parametrize("B", [2, 7, 256])
+def test_coarse_bins_group_consecutive_ranks(fmt, B):
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=900).round(2), rng.integers(0, 4, 900),
+                         np.where(rng.random(900) < 0.7, 0.0, rng.normal(size=900))])
+    ds = apsplit.Dataset(X if fmt is None else sp.csr_matrix(X), coarse_bins=B)
+    bins = ds.coarse_bins()
+    for k in range(ds.n_features):
+        local = bins.of_rank[ds.bin_offsets[k]:ds.bin_offsets[k + 1]].astype(int)
+        n_coarse = bins.offsets[k + 1] - bins.offsets[k]
+        assert n_coarse <= min(B, ds.n_bins[k])
+        counts = np.bincount(local, weights=ds._rank_counts(k))
+        assert np.all((counts <= 2 * ds.n_rows / B) | (np.bincount(local) == 1))
+        np.testing.assert_array_equal(np.unique(local), np.arange(n_coarse))
+        assert np.all(np.diff(local) >= 0), "a coarse bin holds consecutive ranks"
+        np.testing.assert_array_equal(bins.span[bins.offsets[k]:bins.offsets[k + 1]],
+                                      np.bincount(local))
+        codes = ds.column_codes(k, np.arange(ds.n_rows))
+        expected = bins.offsets[k] + local[codes]
+        if fmt is None:
+            np.testing.assert_array_equal(bins.offsets[k] + bins.codes[k], expected)
+        else:
+            stored = ds.csr_features == k
+            rows = np.repeat(np.arange(ds.n_rows), np.diff(ds.csr_indptr))[stored]
+            np.testing.assert_array_equal(bins.csr_bins[stored], expected[rows])
+            if ds.zero_rank[k] >= 0:
+                assert bins.zero_bin[k] == bins.offsets[k] + local[ds.zero_rank[k]]
+
+
+@pytest.mark.parametrize("bad", [1, 257, 2.5, True, "8"])
+def test_coarse_bins_must_be_an_integer_from_2_to_256(bad):
+    with pytest.raises(ValueError, match="coarse_bins must be an integer from 2 to 256"):
+        apsplit.Dataset(np.zeros((3, 1)), coarse_bins=bad)
+
+
+# ------------------------------------------------------------ the inner bound
+@settings(max_examples=scaled(1.0))
+@given(st.integers(2, 5), st.sampled_from(sorted(CRITERIA)), st.data())
+def test_inner_bound_is_below_every_split_inside_the_bin(C, criterion, data):
+    """Every placement of a bin's examples (not only those its values allow) scores at
+    least the bound: the vertex minimum (C <= 4) and the superadditive bound."""
+    weight = WEIGHT_KINDS[data.draw(st.sampled_from(["uniform", "extreme", "boosting"]))]
+    draw_weights = st.lists(weight, min_size=C, max_size=C).map(np.array)
+    prefix, suffix = data.draw(draw_weights), data.draw(draw_weights)
+    m = data.draw(st.integers(1, 6))
+    labels = np.array(data.draw(st.lists(st.integers(0, C - 1), min_size=m, max_size=m)))
+    w = np.array(data.draw(st.lists(weight, min_size=m, max_size=m)))
+    B = np.bincount(labels, weights=w, minlength=C)
+    totals = prefix + B + suffix
+    left, right = np.empty(C), np.empty(C)
+    crit = CRITERIA[criterion]
+    vertex = coarse.inner_bound(crit, prefix, B[None, :], 0, totals, np.inf, left, right)
+    superadditive = coarse.inner_bound(crit, prefix, B[None, :], 0, totals, -np.inf, left, right)
+    assert superadditive <= vertex + 1e-12 * totals.sum()  # rounding: ulps of the total
+    for side in itertools.product([False, True], repeat=m):
+        L = prefix + np.bincount(labels[list(side)], weights=w[list(side)], minlength=C)
+        R = totals - L
+        score = L.sum() * oracle.impurity(L, criterion) + R.sum() * oracle.impurity(R, criterion)
+        assert vertex <= score + 1e-9 * totals.sum()
+
+
+# --------------------------------------------------- same splits, same trees
+@settings(max_examples=scaled(0.5))
+@given(nodes(sparse=None, max_rows=60), st.integers(1, 4), st.sampled_from(SETTINGS),
+       st.sampled_from([2, 3, 5]), st.sampled_from([1, 1, 3]))
+def test_prefiltered_trees_are_the_unfiltered_trees(node, max_depth, setting, B, min_leaf):
+    """Coarse bins of many values each, sibling subtraction down the tree: the same tree."""
+    criterion, bounds = setting
+    options = dict(max_depth=max_depth, criterion=criterion, bounds=bounds, rows=node.rows,
+                   features=node.features, min_samples_leaf=min_leaf)
+    tree = apsplit.grow_tree(apsplit.Dataset(node.matrix(), coarse_bins=B), node.y, node.w,
+                             method="exhaustive", **options)
+    reference = apsplit.grow_tree(apsplit.Dataset(node.matrix()), node.y, node.w,
+                                  method=UNFILTERED, **options)
+    assert_same_tree(tree, reference)
+    check_structure(tree, node.y, node.w, node.rows, max_depth)
+
+
+@pytest.mark.parametrize("criterion", oracle.CRITERIA)
+@pytest.mark.parametrize("fmt", [None, "csr"])
+def test_prefiltered_trees_on_higgs7k(criterion, fmt):
+    """7000 continuous rows, boosting-like weights, depth 5: the same tree, few survivors."""
+    X, y, _ = load_bundled("higgs7k")
+    X = X[:3000] if fmt is None else sp.csr_matrix(np.where(np.abs(X[:3000]) < 0.5, 0.0, X[:3000]))
+    y = y[:3000]
+    w = boosting_weights(len(y), seed=1)
+    ds = apsplit.Dataset(X)
+    tree = apsplit.grow_tree(ds, y, w, max_depth=5, criterion=criterion, method="exhaustive")
+    assert_same_tree(tree, apsplit.grow_tree(ds, y, w, max_depth=5, criterion=criterion,
+                                             method=UNFILTERED))
+    root = apsplit.find_split(ds, y, w, criterion=criterion, method="exhaustive")
+    F = ds.n_features
+    assert F + 1 <= root.scans <= F + 3, "the coarse bins leave one to three features to score"
