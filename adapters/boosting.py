@@ -76,6 +76,7 @@ from ..kernels.boost import add_votes, floor_weights, reweight, tree_predictions
 from ..kernels.criteria import BOUNDS, CRITERIA
 from ..kernels.order import merge_groups
 from ..tree import grow_from_problem
+from .export import Exportable, vote_booster
 
 __all__ = ["Boosting", "AdaBoost", "LazyBoost", "WeightTrimmingBoost"]
 
@@ -98,7 +99,7 @@ class _TimedFinder:
         return split
 
 
-class Boosting:
+class Boosting(Exportable):
     """Base of the boosting clients (see the module docstring for the conventions).
 
     n_rounds            number of boosting rounds (trees), at most
@@ -410,6 +411,14 @@ class Boosting:
         else:
             decision = decision / (C - 1)
         return softmax(decision, axis=1)
+
+    def _export_booster(self, feature_names=None):
+        """The fitted model as raw-score trees whose margin is ``decision_function``
+        (``adapters.export.vote_booster``): ``to_xgboost``, ``to_lightgbm``,
+        ``save_model``."""
+        self._check_fitted()
+        return vote_booster(self.trees_, self.estimator_weights_, self.classes_.size,
+                            self.n_features_in_, feature_names)
 
     @property
     def feature_importances_(self):

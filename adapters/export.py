@@ -25,7 +25,9 @@ imported to load what was written (``Booster.to_xgboost`` /
 - **Thresholds.**  apsplit sends ``x <= threshold`` left, on X rounded to
   float32 (``DMatrix``).  XGBoost sends ``x < t`` left on float32 X: t is the
   least float32 above ``threshold``, and every training value must then go
-  the side apsplit sent it: ``float32(left_value) < t <= float32(right_value)``;
+  the side apsplit sent it: ``float32(left_value) < t <= float32(right_value)`` (t
+  raised to just above float32(left_value) where a float64 left value rounds up past
+  the threshold);
   a split whose two values are one float32 is refused (ValueError naming the
   tree, the node and the values).  For trees grown by ``train`` t is
   ``NewtonTree.xgboost_split_conditions()``.  LightGBM compares ``x <=
@@ -42,6 +44,26 @@ imported to load what was written (``Booster.to_xgboost`` /
   argmax for softmax's classes).  A custom objective is written as raw
   margins (XGBoost: ``reg:squarederror``, with ``num_class`` for several
   outputs; LightGBM: no objective).
+- **AdaBoost, SAMME and single trees** (``AdaBoost`` and the other clients of
+  ``adapters.boosting``, ``APBoostClassifier``, ``APTreeClassifier``) are written
+  as raw scores (``vote_booster``, ``proba_booster``): two classes as
+  ``binary:logitraw`` with one tree per round whose leaves are +-2 alpha_t /
+  sum |alpha| (+ where the leaf votes for ``classes_[1]``), so the margin is the
+  client's ``decision_function`` (and its sigmoid ``predict_proba[:, 1]``); more
+  classes as ``multi:softmax`` (LightGBM: ``multiclass``) with one tree per class
+  per round, leaf alpha_t / sum |alpha| where the leaf votes for the class and
+  -alpha_t / ((C - 1) sum |alpha|) elsewhere (SAMME's vote), so the margins are
+  ``decision_function`` and their argmax the predicted class code; a tree
+  classifier as one tree per class (one for two classes) whose leaves are the
+  leaf's class probabilities, written as raw scores (XGBoost's
+  ``reg:squarederror``, LightGBM without objective), so that the libraries'
+  ``predict`` is ``predict_proba`` (two classes: its column 1).  These models
+  compare ``x <= threshold`` on X as given (float64): LightGBM gets the
+  threshold itself, XGBoost the float32 rule above with the two training values
+  around the threshold (``apsplit.tree.split_values``).  apsplit reads an absent
+  sparse entry as 0 and refuses NaN; both files send a missing value where 0
+  goes.  Categorical splits are refused (ValueError naming the tree, node and
+  feature).
 - **Feature names** (``DMatrix(feature_names=...)`` or a DataFrame's columns)
   go into both files; LightGBM's are separated by spaces, so whitespace in a
   name becomes ``_``, as LightGBM's own Dataset does.  Without names LightGBM
@@ -57,8 +79,13 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ..newton import NewtonTree
+from ..tree import node_impurity
+from .objectives import get_objective
+
 __all__ = ["FORMATS", "xgboost_json", "lightgbm_text", "to_xgboost", "to_lightgbm",
-           "save_model", "xgboost_conditions", "lightgbm_thresholds", "missing_as_nan"]
+           "save_model", "xgboost_conditions", "lightgbm_thresholds", "missing_as_nan",
+           "vote_booster", "proba_booster", "Exportable"]
 
 FORMATS = ("xgboost", "lightgbm")
 _ROOT_PARENT = 2147483647  # XGBoost's parent of the root
@@ -108,9 +135,11 @@ def _floor32(x):
 # ------------------------------------------------------------------ thresholds
 def xgboost_conditions(tree, index=0):
     """XGBoost's float32 ``split_conditions`` t of every split of a NewtonTree (NaN at
-    leaves): ``x < t`` on float32 x is apsplit's ``x <= threshold``, and each split's two
-    training values stay on their sides; otherwise a ValueError naming tree ``index``,
-    the node and the two values."""
+    leaves): ``x < t`` on float32 x is apsplit's ``x <= threshold`` (t the least float32
+    above the threshold), and each split's two training values stay on their sides (t is
+    raised above float32(left value) where a float64 left value rounds up past the
+    threshold); otherwise a ValueError naming tree ``index``, the node and the two
+    values."""
     out = np.full(tree.node_count, np.nan, np.float32)
     for node in np.flatnonzero(np.asarray(tree.feature) >= 0):
         thr = float(tree.threshold[node])
@@ -120,7 +149,8 @@ def xgboost_conditions(tree, index=0):
         if not math.isfinite(thr):
             raise ValueError(f"{where} have the threshold {thr!r}, which XGBoost cannot hold")
         with np.errstate(over="ignore"):
-            t = np.nextafter(_floor32(thr), np.float32(np.inf))
+            up = np.float32(np.inf)
+            t = max(np.nextafter(_floor32(thr), up), np.nextafter(np.float32(lo), up))
         if not np.isfinite(t):
             raise ValueError(f"{where}: the threshold {thr!r} is beyond float32's range")
         if not (np.float32(lo) < t and (math.isinf(hi) or t <= np.float32(hi))):
@@ -378,3 +408,89 @@ def missing_as_nan(X):
     out = np.full(coo.shape, np.nan)
     out[coo.row, coo.col] = coo.data
     return out
+
+
+# ------------------------------------------------------------------ AdaBoost, SAMME, trees
+def _class_tree(tree, value, index):
+    """An apsplit ``Tree`` (class weights at its nodes) as a NewtonTree that outputs
+    ``value`` (one number per node): the same routing, on X as given (input_dtype
+    "float64"), a missing value sent where 0 goes; its gain the weighted impurity
+    decrease, its cover the node's weight.  Categorical splits are refused."""
+    for node, cats in enumerate(tree.categories_left):
+        if cats is not None:
+            raise ValueError(f"tree {index}, node {node} splits feature {int(tree.feature[node])} "
+                             f"by categories; exporting categorical splits is not supported "
+                             f"(train with that feature numeric)")
+    split = tree.feature >= 0
+    impurity = node_impurity(tree.value, tree.criterion)
+    left = np.where(split, tree.children_left, 0)
+    right = np.where(split, tree.children_right, 0)
+    gain = np.where(split, impurity - impurity[left] - impurity[right], 0.0)
+    with np.errstate(invalid="ignore"):
+        zero_left = split & (0.0 <= tree.threshold)
+    return NewtonTree.from_arrays(
+        tree.feature, tree.threshold, zero_left, tree.children_left, tree.children_right,
+        value, tree.n_features, base_weight=value, gain=gain, cover=tree.value.sum(axis=1),
+        n_node_samples=tree.n_node_samples, left_value=tree.left_value,
+        right_value=tree.right_value, input_dtype="float64")
+
+
+def _booster(objective, n_outputs, n_features, feature_names, trees):
+    """A Booster of ``trees`` [(NewtonTree, output)], intercept 0."""
+    from .training import Booster  # training imports this module's users
+    bst = Booster(None if objective is None else get_objective(objective), n_outputs,
+                  np.zeros(n_outputs), n_features, feature_names)
+    for tree, output in trees:
+        bst.trees.append(tree)
+        bst.tree_info.append(output)
+    return bst
+
+
+def vote_booster(trees, alphas, n_classes, n_features, feature_names=None):
+    """AdaBoost / SAMME (trees of class weights, their alphas) as a Booster whose margin is
+    the client's ``decision_function``: sum_t alpha_t v_t(x) / sum_t |alpha_t|, with
+    v_t = +-2 (two classes: + where tree t votes for class 1; ``binary:logitraw``) or
+    one margin per class k, v_tk = 1 where tree t votes for k and -1/(C - 1) elsewhere
+    (``multi:softmax``, one tree per class per round)."""
+    alphas = np.asarray(alphas, dtype=np.float64)
+    norm = float(np.abs(alphas).sum()) or 1.0
+    out = []
+    for t, (tree, alpha) in enumerate(zip(trees, alphas)):
+        vote = np.argmax(tree.value, axis=1)
+        scale = alpha / norm
+        if n_classes == 2:
+            out.append((_class_tree(tree, np.where(vote == 1, 2.0, -2.0) * scale, t), 0))
+            continue
+        for k in range(n_classes):
+            value = np.where(vote == k, 1.0, -1.0 / (n_classes - 1)) * scale
+            out.append((_class_tree(tree, value, t), k))
+    if n_classes == 2:
+        return _booster("binary:logitraw", 1, n_features, feature_names, out)
+    return _booster("multi:softmax", n_classes, n_features, feature_names, out)
+
+
+def proba_booster(tree, n_classes, feature_names=None):
+    """A tree classifier as raw-score trees whose outputs are its ``predict_proba``: one tree
+    per class of the leaf's class-weight fractions (two classes: one tree, class 1's)."""
+    value = np.maximum(tree.value, 0.0)
+    proba = value / np.maximum(value.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+    classes = [1] if n_classes == 2 else range(n_classes)
+    trees = [(_class_tree(tree, proba[:, k], 0), i) for i, k in enumerate(classes)]
+    return _booster(None, len(trees), tree.n_features, feature_names, trees)
+
+
+class Exportable:
+    """``to_xgboost()``, ``to_lightgbm()`` and ``save_model(path, format)`` of a fitted model
+    that ``_export_booster()`` writes as a Booster."""
+
+    def to_xgboost(self):
+        """The fitted model as an ``xgboost.Booster`` (``adapters.export``)."""
+        return self._export_booster().to_xgboost()
+
+    def to_lightgbm(self):
+        """The fitted model as a ``lightgbm.Booster`` (``adapters.export``)."""
+        return self._export_booster().to_lightgbm()
+
+    def save_model(self, path, format="xgboost"):
+        """Write the fitted model as XGBoost's JSON or LightGBM's text file."""
+        self._export_booster().save_model(path, format=format)

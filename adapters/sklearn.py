@@ -48,6 +48,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .boosting import AdaBoost, LazyBoost, WeightTrimmingBoost, class_codes
 from .dmatrix import DMatrix
+from .export import Exportable, proba_booster
 from .objectives import sklearn_objective
 from .training import train
 from ..dataset import Dataset
@@ -76,9 +77,15 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-class _Classifier(ClassifierMixin, BaseEstimator):
+class _Classifier(Exportable, ClassifierMixin, BaseEstimator):
     """Input validation shared by the estimators: X finite, dense or CSC/CSR (kept sparse);
-    y class labels by the clients' rule (``boosting.class_codes``)."""
+    y class labels by the clients' rule (``boosting.class_codes``); the export of the fitted
+    model (``to_xgboost``, ``to_lightgbm``, ``save_model``; classes are the codes 0..C-1
+    of ``classes_``)."""
+
+    def _feature_names(self):
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else [str(n) for n in names]
 
     def _validate_fit(self, X, y):
         """(X, y, classes, class codes)."""
@@ -178,6 +185,12 @@ class APTreeClassifier(_Classifier):
         """The heaviest class of each row's leaf (the first in ``classes_`` on ties)."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
+
+    def _export_booster(self):
+        """The tree as raw scores equal to ``predict_proba`` (``adapters.export.proba_booster``:
+        one tree per class, for two classes one tree of class 1's probability)."""
+        check_is_fitted(self)
+        return proba_booster(self.tree_, self.n_classes_, self._feature_names())
 
     @property
     def feature_importances_(self):
@@ -302,6 +315,11 @@ class APBoostClassifier(_Classifier):
         X = self._check_X(X)
         return self.booster_.predict_proba(X)
 
+    def _export_booster(self):
+        """Margins equal to ``decision_function`` (``adapters.export.vote_booster``)."""
+        check_is_fitted(self)
+        return self.booster_._export_booster(self._feature_names())
+
     @property
     def feature_importances_(self):
         check_is_fitted(self)
@@ -310,7 +328,7 @@ class APBoostClassifier(_Classifier):
 
 
 # ------------------------------------------------------------------ gradient boosting
-class _GradientBoosting(BaseEstimator):
+class _GradientBoosting(Exportable, BaseEstimator):
     """Parameters and fitting shared by the gradient-boosting estimators (a thin layer over
     ``apsplit.adapters.train``, as ``xgboost.XGBModel`` is over ``xgboost.train``)."""
 
@@ -421,22 +439,13 @@ class _GradientBoosting(BaseEstimator):
         return self.booster_.predict(X, output_margin=True,
                                      iteration_range=self._iteration_range())
 
-    def _served(self):
+    def _export_booster(self):
         """The fitted Booster, cut after ``best_iteration_`` when early stopping set it:
-        the trees ``predict`` uses."""
+        the trees ``predict`` uses, exported by ``to_xgboost``, ``to_lightgbm`` and
+        ``save_model`` (classes are the codes 0..C-1 of ``classes_``)."""
         check_is_fitted(self)
         best = self.booster_.best_iteration
         return self.booster_ if best is None else self.booster_[:best + 1]
-
-    def to_xgboost(self):
-        """The fitted model as an ``xgboost.Booster`` (``Booster.to_xgboost``), with the
-        rounds ``predict`` uses; classes are the codes 0..C-1 of ``classes_``."""
-        return self._served().to_xgboost()
-
-    def to_lightgbm(self):
-        """The fitted model as a ``lightgbm.Booster`` (``Booster.to_lightgbm``), with the
-        rounds ``predict`` uses; classes are the codes 0..C-1 of ``classes_``."""
-        return self._served().to_lightgbm()
 
     @property
     def feature_importances_(self):
