@@ -49,6 +49,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from .boosting import AdaBoost, LazyBoost, WeightTrimmingBoost, class_codes
 from .dmatrix import DMatrix
 from .export import Exportable, proba_booster
+from .sampling import from_params
 from .objectives import sklearn_objective
 from .training import train
 from ..dataset import Dataset
@@ -198,6 +199,16 @@ class APTreeClassifier(_Classifier):
         return self.tree_.feature_importances_
 
 
+def _seed(random_state):
+    """train's ``seed`` of scikit-learn's ``random_state``: an int as is, None as 0
+    (XGBoost's default), a RandomState by one draw from it."""
+    if random_state is None:
+        return 0
+    if isinstance(random_state, Integral):
+        return int(random_state)
+    return int(random_state.randint(2 ** 31))
+
+
 def _leaf_size(min_samples_leaf, n_samples):
     """scikit-learn's reading of min_samples_leaf: a count, or a fraction of the rows."""
     if isinstance(min_samples_leaf, Integral):
@@ -229,8 +240,14 @@ class APBoostClassifier(_Classifier):
         Used by boosting="lazy" only.
     mass : float in (0, 1], default=0.9
         Used by boosting="trim" only.
+    subsample : float in (0, 1], default=1.0
+        XGBoost's row subsampling: each round's tree is grown on a Bernoulli draw
+        of the examples, each kept with this probability (``sampling.Subsample``).
+    colsample_bytree : float in (0, 1], default=1.0
+        XGBoost's feature draw per round: max(1, floor(colsample_bytree * K)) of
+        the K features (``sampling.ColumnSample``).
     random_state : int, RandomState or None, default=None
-        Seeds the feature draws of boosting="lazy".
+        Seeds the feature draws of boosting="lazy" and the two draws above.
 
     Attributes
     ----------
@@ -253,12 +270,15 @@ class APBoostClassifier(_Classifier):
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "feature_fraction": [Interval(Real, 0, 1, closed="right")],
         "mass": [Interval(Real, 0, 1, closed="right")],
+        "subsample": [Interval(Real, 0, 1, closed="right")],
+        "colsample_bytree": [Interval(Real, 0, 1, closed="right")],
         "random_state": ["random_state"],
     }
 
     def __init__(self, boosting="adaboost", n_estimators=50, max_depth=3, criterion="gini",
                  method="exhaustive", learning_rate=1.0, feature_fraction=0.5, mass=0.9,
-                 random_state=None, bounds="tight", min_samples_leaf=1):
+                 random_state=None, bounds="tight", min_samples_leaf=1, subsample=1.0,
+                 colsample_bytree=1.0):
         self.boosting = boosting
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -270,6 +290,8 @@ class APBoostClassifier(_Classifier):
         self.mass = mass
         self.random_state = random_state
         self.bounds = bounds
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -284,7 +306,9 @@ class APBoostClassifier(_Classifier):
             criterion=_CRITERIA[self.criterion], method=self.method,
             learning_rate=float(self.learning_rate), algorithm="samme", stopping="sklearn",
             random_state=self.random_state, bounds=self.bounds,
-            min_samples_leaf=_leaf_size(self.min_samples_leaf, X.shape[0]), **options)
+            min_samples_leaf=_leaf_size(self.min_samples_leaf, X.shape[0]),
+            sampler=from_params({"subsample": self.subsample,
+                                 "colsample_bytree": self.colsample_bytree}), **options)
         self.booster_.fit(X, y, sample_weight)
         self.classes_ = self.booster_.classes_
         self.n_classes_ = len(self.classes_)
@@ -349,12 +373,22 @@ class _GradientBoosting(Exportable, BaseEstimator):
         "early_stopping_rounds": [None, Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
+        "subsample": [Interval(Real, 0, 1, closed="right")],
+        "colsample_bytree": [Interval(Real, 0, 1, closed="right")],
+        "colsample_bylevel": [Interval(Real, 0, 1, closed="right")],
+        "colsample_bynode": [Interval(Real, 0, 1, closed="right")],
+        "data_sample_strategy": [StrOptions({"bagging", "goss"})],
+        "top_rate": [Interval(Real, 0, 1, closed="right")],
+        "other_rate": [Interval(Real, 0, 1, closed="right")],
     }
 
     def __init__(self, n_estimators=100, learning_rate=0.3, max_depth=6, reg_lambda=1.0,
                  reg_alpha=0.0, gamma=0.0, min_child_weight=1.0, max_delta_step=0.0,
                  objective=None, method="exhaustive", base_score=None, eval_metric=None,
-                 early_stopping_rounds=None, random_state=None, n_jobs=None, criterion="newton"):
+                 early_stopping_rounds=None, random_state=None, n_jobs=None, criterion="newton",
+                 subsample=1.0, colsample_bytree=1.0, colsample_bylevel=1.0,
+                 colsample_bynode=1.0, data_sample_strategy="bagging", top_rate=0.2,
+                 other_rate=0.1):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -371,6 +405,13 @@ class _GradientBoosting(Exportable, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.criterion = criterion
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.colsample_bylevel = colsample_bylevel
+        self.colsample_bynode = colsample_bynode
+        self.data_sample_strategy = data_sample_strategy
+        self.top_rate = top_rate
+        self.other_rate = other_rate
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -392,7 +433,13 @@ class _GradientBoosting(Exportable, BaseEstimator):
                   "reg_alpha": self.reg_alpha, "gamma": self.gamma,
                   "min_child_weight": self.min_child_weight,
                   "max_delta_step": self.max_delta_step, "method": self.method,
-                  "criterion": self.criterion}
+                  "criterion": self.criterion, "subsample": self.subsample,
+                  "colsample_bytree": self.colsample_bytree,
+                  "colsample_bylevel": self.colsample_bylevel,
+                  "colsample_bynode": self.colsample_bynode,
+                  "data_sample_strategy": self.data_sample_strategy,
+                  "top_rate": self.top_rate, "other_rate": self.other_rate,
+                  "seed": _seed(self.random_state)}
         if num_class is not None:
             params["num_class"] = num_class
         if self.base_score is not None:
@@ -470,8 +517,12 @@ class APGradientBoostingRegressor(RegressorMixin, _GradientBoosting):
     XGBoost, not zero).  ``fit(X, y, sample_weight=None, eval_set=None,
     sample_weight_eval_set=None)``: with ``early_stopping_rounds`` (a
     constructor parameter) the last eval_set pair decides, and predictions
-    use the trees up to ``best_iteration_``.  ``random_state`` and ``n_jobs``
-    are accepted for XGBoost's signature: nothing is random here.
+    use the trees up to ``best_iteration_``.  Sampling, by XGBoost's and
+    LightGBM's names (``train``'s, ``adapters.sampling``): ``subsample``,
+    ``colsample_bytree``, ``colsample_bylevel``, ``colsample_bynode`` (fractions
+    in (0, 1]) and ``data_sample_strategy="goss"`` with ``top_rate`` and
+    ``other_rate``; ``random_state`` seeds them (train's ``seed``; None: 0, as
+    XGBoost).  ``n_jobs`` is accepted for XGBoost's signature.
 
     Attributes: ``booster_`` (the apsplit Booster), ``evals_result_``,
     ``best_iteration_``, ``best_score_``, ``history_``, ``feature_importances_``,
