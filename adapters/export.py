@@ -62,8 +62,11 @@ imported to load what was written (``Booster.to_xgboost`` /
   threshold itself, XGBoost the float32 rule above with the two training values
   around the threshold (``apsplit.tree.split_values``).  apsplit reads an absent
   sparse entry as 0 and refuses NaN; both files send a missing value where 0
-  goes.  Categorical splits are refused (ValueError naming the tree, node and
-  feature).
+  goes.  A categorical split (categories sent left, every other value right)
+  is LightGBM's categorical split (``decision_type`` 9, a bitset of the left
+  categories, which must be integers in [0, 2**31); LightGBM truncates a
+  non-integer input to an integer, apsplit sends it right); XGBoost's file
+  refuses it (ValueError naming the tree, node and feature).
 - **Feature names** (``DMatrix(feature_names=...)`` or a DataFrame's columns)
   go into both files; LightGBM's are separated by spaces, so whitespace in a
   name becomes ``_``, as LightGBM's own Dataset does.  Without names LightGBM
@@ -188,9 +191,30 @@ def _objective_name(booster):
     return booster.objective.name if booster.objective is not None else None
 
 
+def _categories(tree):
+    """Per node: None, or the category values a categorical split sends left."""
+    return getattr(tree, "categories_left", None) or [None] * tree.node_count
+
+
+def _bitset(categories):
+    """LightGBM's ``cat_threshold`` words of a set of non-negative integer categories:
+    bit c % 32 of word c // 32."""
+    words = [0] * (int(max(categories)) // 32 + 1)
+    for c in categories:
+        words[int(c) // 32] |= 1 << (int(c) % 32)
+    return words
+
+
 def _xgb_tree(tree, index, n_features):
     feature = np.asarray(tree.feature)
     split = feature >= 0
+    for node, cats in enumerate(_categories(tree)):
+        if cats is not None:
+            raise ValueError(f"tree {index}, node {node} splits feature {int(feature[node])} by "
+                             f"categories, which this exporter does not write in XGBoost's "
+                             f"format (its categorical splits need the feature declared "
+                             f"categorical); export to LightGBM, or train with the feature "
+                             f"numeric")
     cond = xgboost_conditions(tree, index)
     value = np.asarray(tree.value, dtype=np.float64)
     n = tree.node_count
@@ -319,10 +343,17 @@ def _lgb_tree(tree, index, offset):
             order += [int(tree.children_left[node]), int(tree.children_right[node])]
         else:
             leaves[node] = len(leaves)
-    lines = [f"Tree={index}", f"num_leaves={len(leaves)}", "num_cat=0"]
+    nodes = sorted(internal, key=internal.get)
+    categories = _categories(tree)
+    cat_nodes = [n for n in nodes if categories[n] is not None]
+    lines = [f"Tree={index}", f"num_leaves={len(leaves)}", f"num_cat={len(cat_nodes)}"]
     if internal:
-        nodes = sorted(internal, key=internal.get)
         thr = lightgbm_thresholds(tree)
+        decision = {n: "10" if tree.default_left[n] else "8" for n in nodes}
+        bitsets = []
+        for i, n in enumerate(cat_nodes):  # categorical: threshold is the bitset's index
+            thr[n], decision[n] = i, "9"  # categorical, NaN (and negatives) right
+            bitsets.append(_bitset(categories[n]))
 
         def child(c):
             c = int(c)
@@ -331,12 +362,15 @@ def _lgb_tree(tree, index, offset):
             "split_feature=" + " ".join(str(int(feature[n])) for n in nodes),
             "split_gain=" + " ".join(_g(tree.gain[n]) for n in nodes),
             "threshold=" + " ".join(_g(thr[n]) for n in nodes),
-            "decision_type=" + " ".join("10" if tree.default_left[n] else "8" for n in nodes),
+            "decision_type=" + " ".join(decision[n] for n in nodes),
             "left_child=" + " ".join(child(tree.children_left[n]) for n in nodes),
             "right_child=" + " ".join(child(tree.children_right[n]) for n in nodes),
         ]
+        if cat_nodes:
+            bounds = np.cumsum([0] + [len(b) for b in bitsets])
+            lines += ["cat_boundaries=" + " ".join(str(int(b)) for b in bounds),
+                      "cat_threshold=" + " ".join(str(w) for b in bitsets for w in b)]
     else:
-        nodes = []
         lines += ["split_feature=", "split_gain=", "threshold=", "decision_type=",
                   "left_child=", "right_child="]
     leaf_nodes = sorted(leaves, key=leaves.get)
@@ -415,12 +449,14 @@ def _class_tree(tree, value, index):
     """An apsplit ``Tree`` (class weights at its nodes) as a NewtonTree that outputs
     ``value`` (one number per node): the same routing, on X as given (input_dtype
     "float64"), a missing value sent where 0 goes; its gain the weighted impurity
-    decrease, its cover the node's weight.  Categorical splits are refused."""
+    decrease, its cover the node's weight.  A categorical split keeps its left
+    categories (``categories_left``), which must be integers in [0, 2**31)."""
     for node, cats in enumerate(tree.categories_left):
-        if cats is not None:
+        cats = None if cats is None else np.asarray(cats, dtype=np.float64)
+        if cats is not None and not np.all((cats >= 0) & (cats < 2 ** 31) & (cats % 1 == 0)):
             raise ValueError(f"tree {index}, node {node} splits feature {int(tree.feature[node])} "
-                             f"by categories; exporting categorical splits is not supported "
-                             f"(train with that feature numeric)")
+                             f"by categories {list(cats)}: the formats hold categories that are "
+                             f"integers in [0, 2**31) only")
     split = tree.feature >= 0
     impurity = node_impurity(tree.value, tree.criterion)
     left = np.where(split, tree.children_left, 0)
@@ -428,11 +464,14 @@ def _class_tree(tree, value, index):
     gain = np.where(split, impurity - impurity[left] - impurity[right], 0.0)
     with np.errstate(invalid="ignore"):
         zero_left = split & (0.0 <= tree.threshold)
-    return NewtonTree.from_arrays(
+    out = NewtonTree.from_arrays(
         tree.feature, tree.threshold, zero_left, tree.children_left, tree.children_right,
         value, tree.n_features, base_weight=value, gain=gain, cover=tree.value.sum(axis=1),
         n_node_samples=tree.n_node_samples, left_value=tree.left_value,
         right_value=tree.right_value, input_dtype="float64")
+    if any(cats is not None for cats in tree.categories_left):
+        out.categories_left = list(tree.categories_left)
+    return out
 
 
 def _booster(objective, n_outputs, n_features, feature_names, trees):

@@ -138,6 +138,10 @@ class APTreeClassifier(_Classifier):
         Weighted impurity decrease per feature, normalised to sum 1 (as in
         scikit-learn; all zeros when the tree is a single leaf).
 
+    ``to_xgboost()``, ``to_lightgbm()``, ``save_model(path, format)``: the tree as raw
+    scores equal to ``predict_proba`` (column 1 for two classes;
+    ``adapters.export.proba_booster``).
+
     Notes
     -----
     All of scikit-learn's estimator checks pass at the defaults (with
@@ -254,8 +258,12 @@ class APBoostClassifier(_Classifier):
     classes_, n_classes_, n_features_in_
     booster_ : the fitted apsplit.adapters client (``trees_`` holds its apsplit.Tree)
     estimator_weights_, estimator_errors_ : per round
-    history_ : list of dict, one per round (assessments, seconds, train_error, ...)
+    history_ : list of dict, one per round (assessments, seconds, train_error, n_rows,
+        n_features, sampler, ...)
     feature_importances_ : weight-averaged impurity decrease of the trees
+
+    ``to_xgboost()``, ``to_lightgbm()``, ``save_model(path, format)``: the model as raw
+    scores equal to ``decision_function`` (``adapters.export.vote_booster``).
 
     Notes
     -----

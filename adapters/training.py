@@ -522,7 +522,7 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
     callbacks       TrainingCallback instances (apsplit's or xgboost's)
     sampler         a ``adapters.sampling.Sampler`` of your own: the rows (and their g, h)
                     and features each round's trees see; instead of the sampling
-                    parameters (subsample, colsample_bytree, bagging_*, GOSS)
+                    parameters (subsample, colsample_*, bagging_*, GOSS)
     """
     p = parse_params(params)
     sampler = from_params(p.sampling, sampler)

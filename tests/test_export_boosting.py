@@ -156,16 +156,30 @@ def test_a_split_no_float32_threshold_can_hold_is_refused():
     np.testing.assert_array_equal(model.to_lightgbm().predict(X), model.decision_function(X))
 
 
-def test_a_categorical_split_is_refused_naming_the_feature():
+def test_categorical_splits_are_lightgbms_and_refused_by_the_xgboost_file():
     rng = np.random.default_rng(0)
-    X = np.column_stack([rng.normal(size=300), rng.integers(0, 5, size=300)])
-    y = np.isin(X[:, 1], [1, 3]).astype(int)
-    model = AdaBoost(n_rounds=2, max_depth=1, method="exhaustive")
-    model.fit(Dataset(X, categorical_features=[1]), y)
-    assert model.trees_[0].categories_left[0] is not None
-    for export in (model.to_xgboost, model.to_lightgbm):
-        with pytest.raises(ValueError, match=r"node 0 splits feature 1 by categories"):
-            export()
+
+    def rows(n, n_categories):
+        return np.column_stack([rng.normal(size=n), rng.integers(0, n_categories, size=n),
+                                rng.integers(0, 5, size=n)]).astype(float)
+    X = rows(600, 40)
+    y = (np.isin(X[:, 1], [1, 3, 20, 21, 35]) ^ (X[:, 0] > 1)).astype(int)
+    model = AdaBoost(n_rounds=6, max_depth=2, method="exhaustive")
+    model.fit(Dataset(X, categorical_features=[1, 2]), y)
+    assert any(c is not None for t in model.trees_ for c in t.categories_left)
+    X_all = np.vstack([X, rows(300, 60)])  # held out: categories never seen in training too
+    np.testing.assert_allclose(model.to_lightgbm().predict(X_all), model.decision_function(X_all),
+                               rtol=0, atol=1e-12)
+    node = next(n for n, c in enumerate(model.trees_[0].categories_left) if c is not None)
+    feature = model.trees_[0].feature[node]
+    with pytest.raises(ValueError, match=rf"tree 0, node {node} splits feature {feature} by "
+                                         r"categories.*export to LightGBM"):
+        model.to_xgboost()
+    X[:, 1] -= 0.5  # categories -0.5, 0.5, ...: not LightGBM's non-negative integers
+    model.fit(Dataset(X, categorical_features=[1, 2]), y)
+    with pytest.raises(ValueError, match=r"splits feature 1 by categories \[.*\]: the formats "
+                                         r"hold categories that are integers in \[0, 2\*\*31\)"):
+        model.to_lightgbm()
 
 
 def test_an_unfitted_model_and_an_unknown_format(tmp_path):
