@@ -64,9 +64,12 @@ imported to load what was written (``Booster.to_xgboost`` /
   sparse entry as 0 and refuses NaN; both files send a missing value where 0
   goes.  A categorical split (categories sent left, every other value right)
   is LightGBM's categorical split (``decision_type`` 9, a bitset of the left
-  categories, which must be integers in [0, 2**31); LightGBM truncates a
-  non-integer input to an integer, apsplit sends it right); XGBoost's file
-  refuses it (ValueError naming the tree, node and feature).
+  categories, which must be integers in [0, 2**24); LightGBM truncates a
+  non-integer input to an integer, apsplit sends it right) and XGBoost's (the
+  left categories as the node's category set, whose members XGBoost sends
+  right, so the children are written swapped; ``feature_types`` "c" for those
+  features, so predict with ``DMatrix(X, feature_types=xb.feature_types,
+  enable_categorical=True)``).
 - **Feature names** (``DMatrix(feature_names=...)`` or a DataFrame's columns)
   go into both files; LightGBM's are separated by spaces, so whitespace in a
   name becomes ``_``, as LightGBM's own Dataset does.  Without names LightGBM
@@ -144,7 +147,10 @@ def xgboost_conditions(tree, index=0):
     threshold); otherwise a ValueError naming tree ``index``, the node and the two
     values."""
     out = np.full(tree.node_count, np.nan, np.float32)
+    categories = _categories(tree)
     for node in np.flatnonzero(np.asarray(tree.feature) >= 0):
+        if categories[node] is not None:  # a categorical split has no threshold
+            continue
         thr = float(tree.threshold[node])
         lo, hi = float(tree.left_value[node]), float(tree.right_value[node])
         where = (f"tree {index}, node {node} (feature {int(tree.feature[node])}): the "
@@ -206,36 +212,52 @@ def _bitset(categories):
 
 
 def _xgb_tree(tree, index, n_features):
+    """One tree of XGBoost's JSON.  A categorical split stores the categories apsplit sends
+    left as XGBoost's set, whose members XGBoost sends right (every other value, unseen
+    and negative ones included, left): so its children are written swapped."""
     feature = np.asarray(tree.feature)
     split = feature >= 0
-    for node, cats in enumerate(_categories(tree)):
-        if cats is not None:
-            raise ValueError(f"tree {index}, node {node} splits feature {int(feature[node])} by "
-                             f"categories, which this exporter does not write in XGBoost's "
-                             f"format (its categorical splits need the feature declared "
-                             f"categorical); export to LightGBM, or train with the feature "
-                             f"numeric")
     cond = xgboost_conditions(tree, index)
     value = np.asarray(tree.value, dtype=np.float64)
     n = tree.node_count
     parents = [int(p) if p >= 0 else _ROOT_PARENT for p in np.asarray(tree.parent)]
+    left, right = list(map(int, tree.children_left)), list(map(int, tree.children_right))
+    default_left = [bool(d) and bool(s) for d, s in zip(tree.default_left, split)]
+    cat_nodes, cat_values = [], []
+    for node, cats in enumerate(_categories(tree)):
+        if cats is not None:
+            cat_nodes.append(node)
+            cat_values.append(sorted(int(c) for c in cats))
+            left[node], right[node] = right[node], left[node]
+            default_left[node] = not default_left[node]
+            cond[node] = 0.0
     return {
         "base_weights": [_f32(w) for w in tree.base_weight],
-        "categories": [], "categories_nodes": [], "categories_segments": [],
-        "categories_sizes": [],
-        "default_left": [int(bool(d)) if s else 0 for d, s in zip(tree.default_left, split)],
+        "categories": [c for cats in cat_values for c in cats],
+        "categories_nodes": cat_nodes,
+        "categories_segments": [int(b) for b in np.cumsum([0] + [len(c) for c in cat_values])[:-1]],
+        "categories_sizes": [len(c) for c in cat_values],
+        "default_left": [int(d) for d in default_left],
         "id": int(index),
-        "left_children": [int(c) for c in tree.children_left],
+        "left_children": left,
         "loss_changes": [_f32(g) if s else 0.0 for g, s in zip(tree.gain, split)],
         "parents": parents,
-        "right_children": [int(c) for c in tree.children_right],
+        "right_children": right,
         "split_conditions": [float(cond[i]) if split[i] else _f32(value[i]) for i in range(n)],
         "split_indices": [int(f) if s else 0 for f, s in zip(feature, split)],
-        "split_type": [0] * n,
+        "split_type": [int(i in cat_nodes) for i in range(n)],
         "sum_hessian": [_f32(h) for h in tree.cover],
         "tree_param": {"num_deleted": "0", "num_feature": str(n_features),
                        "num_nodes": str(n), "size_leaf_vector": "1"},
     }
+
+
+def _xgb_feature_types(trees, n_features):
+    """XGBoost's ``feature_types``: "c" for a feature some tree splits by categories, "q"
+    for the others; [] (all numeric) without categorical splits."""
+    categorical = {int(t.feature[node]) for t in trees
+                   for node, cats in enumerate(_categories(t)) if cats is not None}
+    return ["c" if f in categorical else "q" for f in range(n_features)] if categorical else []
 
 
 def _xgb_float(x):
@@ -267,7 +289,7 @@ def xgboost_json(booster):
         "learner": {
             "attributes": {str(a): str(v) for a, v in booster.attributes().items()},
             "feature_names": [str(n) for n in names] if names is not None else [],
-            "feature_types": [],
+            "feature_types": _xgb_feature_types(trees, booster.n_features),
             "gradient_booster": {
                 "model": {
                     "cats": {"enc": [], "feature_segments": [], "sorted_idx": []},
@@ -450,13 +472,14 @@ def _class_tree(tree, value, index):
     ``value`` (one number per node): the same routing, on X as given (input_dtype
     "float64"), a missing value sent where 0 goes; its gain the weighted impurity
     decrease, its cover the node's weight.  A categorical split keeps its left
-    categories (``categories_left``), which must be integers in [0, 2**31)."""
+    categories (``categories_left``), which must be integers in [0, 2**24) (exact in
+    float32, as XGBoost reads X)."""
     for node, cats in enumerate(tree.categories_left):
         cats = None if cats is None else np.asarray(cats, dtype=np.float64)
-        if cats is not None and not np.all((cats >= 0) & (cats < 2 ** 31) & (cats % 1 == 0)):
+        if cats is not None and not np.all((cats >= 0) & (cats < 2 ** 24) & (cats % 1 == 0)):
             raise ValueError(f"tree {index}, node {node} splits feature {int(tree.feature[node])} "
                              f"by categories {list(cats)}: the formats hold categories that are "
-                             f"integers in [0, 2**31) only")
+                             f"integers in [0, 2**24) only")
     split = tree.feature >= 0
     impurity = node_impurity(tree.value, tree.criterion)
     left = np.where(split, tree.children_left, 0)

@@ -156,7 +156,7 @@ def test_a_split_no_float32_threshold_can_hold_is_refused():
     np.testing.assert_array_equal(model.to_lightgbm().predict(X), model.decision_function(X))
 
 
-def test_categorical_splits_are_lightgbms_and_refused_by_the_xgboost_file():
+def test_categorical_splits_are_the_libraries_categorical_splits():
     rng = np.random.default_rng(0)
 
     def rows(n, n_categories):
@@ -168,18 +168,21 @@ def test_categorical_splits_are_lightgbms_and_refused_by_the_xgboost_file():
     model.fit(Dataset(X, categorical_features=[1, 2]), y)
     assert any(c is not None for t in model.trees_ for c in t.categories_left)
     X_all = np.vstack([X, rows(300, 60)])  # held out: categories never seen in training too
-    np.testing.assert_allclose(model.to_lightgbm().predict(X_all), model.decision_function(X_all),
-                               rtol=0, atol=1e-12)
-    node = next(n for n, c in enumerate(model.trees_[0].categories_left) if c is not None)
-    feature = model.trees_[0].feature[node]
-    with pytest.raises(ValueError, match=rf"tree 0, node {node} splits feature {feature} by "
-                                         r"categories.*export to LightGBM"):
-        model.to_xgboost()
-    X[:, 1] -= 0.5  # categories -0.5, 0.5, ...: not LightGBM's non-negative integers
+    X_all[-5:, 1] = -3.0  # negative: right in apsplit, "invalid" in both libraries
+    ours = model.decision_function(X_all)
+    np.testing.assert_allclose(model.to_lightgbm().predict(X_all), ours, rtol=0, atol=1e-12)
+    xb = model.to_xgboost()
+    assert xb.feature_types == ["q", "c", "c"]
+    theirs = xb.predict(xgb.DMatrix(X_all, feature_types=xb.feature_types,
+                                    enable_categorical=True))
+    assert np.max(np.abs(theirs - ours)) <= _bound(model)
+    X[:, 1] -= 0.5  # categories -0.5, 0.5, ...: not non-negative integers
     model.fit(Dataset(X, categorical_features=[1, 2]), y)
     with pytest.raises(ValueError, match=r"splits feature 1 by categories \[.*\]: the formats "
-                                         r"hold categories that are integers in \[0, 2\*\*31\)"):
+                                         r"hold categories that are integers in \[0, 2\*\*24\)"):
         model.to_lightgbm()
+    with pytest.raises(ValueError, match=r"splits feature 1 by categories"):
+        model.to_xgboost()
 
 
 def test_an_unfitted_model_and_an_unknown_format(tmp_path):
