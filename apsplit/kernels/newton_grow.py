@@ -27,8 +27,10 @@ candidates come only from its own (``scan_feature``'s ``allowed``).  The draws
 come from a splitmix64 stream seeded by ``ColumnDraw.seed``, so a tree is
 reproducible from it.  Without sampling (``per_level`` and ``per_node`` at
 least the number of candidates) nothing is drawn and every node takes every
-candidate.  A node becomes a
-leaf at ``max_depth`` or when no admissible split gains more than 1e-6.
+candidate.
+
+A node becomes a leaf at ``max_depth`` or when no admissible split gains more
+than 1e-6.
 
 ``prune`` then applies gamma as XGBoost's ``prune`` updater does: a node
 whose two children are leaves and whose gain is below gamma becomes a leaf,
@@ -196,7 +198,8 @@ def _grow(cols, gh, root_rows, features, params, draw):
     by_level = per_level < features.shape[0]
     by_node = per_node < per_level
     state = np.full(1, np.uint64(draw.seed))
-    node_allowed = np.zeros((n_features, 1), np.bool_)  # [feature, slot], when by_node
+    position_in_level = np.zeros(n_features, np.int64)
+    node_allowed = np.zeros((1, 1), np.bool_)  # [the feature's place in the level, slot]
     for depth in range(params.max_depth + 1):
         m = slot_node.shape[0]
         rows = Rows(gh, position)
@@ -214,20 +217,19 @@ def _grow(cols, gh, root_rows, features, params, draw):
         every_slot = np.ones(m, np.bool_)
         scanned = draw_features(features, per_level, state) if by_level else features
         if by_node:
-            node_allowed = np.zeros((n_features, m), np.bool_)
+            for j in range(scanned.shape[0]):
+                position_in_level[scanned[j]] = j
+            node_allowed = np.zeros((scanned.shape[0], m), np.bool_)
             for s in range(m):
                 for f in draw_features(scanned, per_node, state):
-                    node_allowed[f, s] = True
-            union = np.zeros(scanned.shape[0], np.bool_)
-            for j in range(scanned.shape[0]):
-                union[j] = node_allowed[scanned[j]].any()
-            scanned = scanned[union]
+                    node_allowed[position_in_level[f], s] = True
         for s in range(m):
             tree.node_features[slot_node[s]] = per_node
         for j in range(scanned.shape[0]):
-            f = scanned[j]
-            allowed = node_allowed[f] if by_node else every_slot
-            scan_feature(cols, rows, f, level, run, best, params, score, allowed)
+            allowed = node_allowed[j] if by_node else every_slot
+            if by_node and not allowed.any():  # no node of the level drew this feature
+                continue
+            scan_feature(cols, rows, scanned[j], level, run, best, params, score, allowed)
         child_slot = np.full(m, -1, np.int64)  # the left child's slot; the right one's is next
         n_split = 0
         for s in range(m):
