@@ -41,6 +41,20 @@ def test_the_tree_is_grown_on_the_samplers_rows_and_features(data):
     assert model.history_[-1]["train_error"] == pytest.approx(np.mean(model.predict(X) != y))
 
 
+def test_every_finder_grows_the_same_trees_on_the_draws(data):
+    X, y = data
+
+    def fit(method):
+        return AdaBoost(n_rounds=4, max_depth=3, method=method, random_state=2,
+                        sampler=Chain(Subsample(0.5), ColumnSample(0.5))).fit(X, y)
+    exhaustive, adaptive = fit("exhaustive"), fit("adaptive")
+    for a, b in zip(exhaustive.trees_, adaptive.trees_):
+        np.testing.assert_array_equal(a.feature, b.feature)
+        np.testing.assert_array_equal(a.threshold, b.threshold)
+    np.testing.assert_array_equal(exhaustive.estimator_weights_, adaptive.estimator_weights_)
+    assert adaptive.history_[0]["assessments"] < exhaustive.history_[0]["assessments"]
+
+
 def test_subsample_and_colsample_counts(data):
     X, y = data
     sampler = Chain(Subsample(0.4), ColumnSample(0.25))
