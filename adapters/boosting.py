@@ -12,6 +12,15 @@ LazyBoost            a uniformly random subset of the features (Escudero et al. 
 WeightTrimmingBoost  the heaviest examples holding a fraction ``mass`` of the
                      weight (Friedman et al. 1998): a prefix of the weight order
 
+and any of them takes a ``sampler`` (``adapters.sampling``, the Newton loop's):
+``Subsample`` / ``Bagging`` draw the rows the round's tree is grown on, and
+``ColumnSample(bytree)`` its features (``Chain`` combines them; a user's
+``Sampler`` works too).  It sees the weights as its g and h ((n, 1) arrays) and
+may not change them, nor ask for per-level or per-node draws: GOSS (which
+rescales) and ``ColumnSample(bylevel, bynode)`` are refused, and so is a draw
+without an example of positive weight.  The round's error and the reweighting
+still cover every example.
+
 Conventions (C classes, weighted error e of the round's tree on all examples):
 
 algorithm="samme"     alpha = lr (ln((1-e)/e) + ln(C-1)), misclassified weights
@@ -76,6 +85,8 @@ from ..kernels.boost import add_votes, floor_weights, reweight, tree_predictions
 from ..kernels.criteria import BOUNDS, CRITERIA
 from ..kernels.order import merge_groups
 from ..tree import grow_from_problem
+from .export import Exportable, vote_booster
+from .sampling import GOSS, check_sample
 
 __all__ = ["Boosting", "AdaBoost", "LazyBoost", "WeightTrimmingBoost"]
 
@@ -98,7 +109,7 @@ class _TimedFinder:
         return split
 
 
-class Boosting:
+class Boosting(Exportable):
     """Base of the boosting clients (see the module docstring for the conventions).
 
     n_rounds            number of boosting rounds (trees), at most
@@ -120,12 +131,16 @@ class Boosting:
                         (as scikit-learn's; the lower bounds need 1)
     callback            called as callback(model, record) after each round
                         (``record``: that round's ``history_`` entry)
+    sampler             None, or an ``adapters.sampling.Sampler`` choosing each round's
+                        rows and features (module docstring); its numpy Generator is
+                        seeded from ``random_state``
 
     After ``fit``: ``classes_``, ``trees_`` (apsplit.Tree, predicting class
     codes), ``estimator_weights_``, ``estimator_errors_``, ``history_`` (one
     dict per round: round, assessments, seconds (growing the tree: in the
     finder's calls, or in the one kernel call that grows it with a built-in
-    finder), round_seconds, n_rows, n_features, weighted_error, alpha, train_error,
+    finder), round_seconds, n_rows, n_features (what the tree was grown on),
+    sampler (its name, "none"), weighted_error, alpha, train_error,
     sorted (whether the round sorted the examples), and the lower bounds
     asked for), ``refit_`` (when ``refit_weights``: loss_before, loss_after,
     greedy_weights, converged, finite: whether L has a finite minimiser).
@@ -134,7 +149,8 @@ class Boosting:
     def __init__(self, n_rounds=100, max_depth=1, criterion="error", method="adaptive",
                  learning_rate=1.0, algorithm="samme", stopping="sklearn", refit_weights=False,
                  track_lower_bounds=(), exact_rounds=None, exact_time_limit=10.0,
-                 random_state=None, bounds="tight", callback=None, min_samples_leaf=1):
+                 random_state=None, bounds="tight", callback=None, min_samples_leaf=1,
+                 sampler=None):
         self.n_rounds = v.check_positive_int(n_rounds, "n_rounds")
         self.max_depth = v.check_positive_int(max_depth, "max_depth")
         v.check_choice(criterion, CRITERIA, "criterion")
@@ -164,6 +180,7 @@ class Boosting:
         self.min_samples_leaf = v.check_positive_int(min_samples_leaf, "min_samples_leaf")
         if self.track_lower_bounds and self.min_samples_leaf > 1:
             raise ValueError("the lower bounds on assessments need min_samples_leaf=1")
+        self.sampler = _check_sampler(sampler)
 
     # -- what the finder sees each round (overridden by the clients) ------------------
     def _round_rows(self, order, w):
@@ -201,6 +218,9 @@ class Boosting:
     def _fit_rounds(self, ds, root, codes, w0):
         C, s = root.n_classes, ALGORITHMS[self.algorithm]
         rng = check_random_state(self.random_state)
+        if self.sampler is not None:
+            draws = np.random.default_rng(rng.randint(2 ** 31))
+            self.sampler.start(ds.n_rows, ds.n_features, self.learning_rate)
         w, order = w0.copy(), root.order
         zero = w0 == 0
         votes = np.zeros((ds.n_rows, C))  # sum_t alpha_t (1[h_t = k] - 1[h_t != k] / (C-1))
@@ -210,8 +230,11 @@ class Boosting:
             # scikit-learn floors the weights at eps; the others leave them as they are
             n_positive = floor_weights(w, zero, np.finfo(float).eps if self.stopping == "sklearn"
                                        else 0.0, order)
-            problem = replace(root, sample_weight=w, order=self._round_rows(order[:n_positive], w),
-                              features=self._round_features(ds.n_features, rng))
+            rows, features = order[:n_positive], self._round_features(ds.n_features, rng)
+            if self.sampler is not None:
+                rows, features = self._sampled(t, w, rows, features, draws)
+            problem = replace(root, sample_weight=w, order=self._round_rows(rows, w),
+                              features=features)
             tree, leaves, finder_seconds = self._grow(problem)
             if leaves is None or leaves.min() < 0:  # rows the tree was not grown on
                 leaves = tree.apply(ds)
@@ -235,7 +258,8 @@ class Boosting:
             add_votes(votes, predicted, alpha)
             record = {"round": t + 1, "assessments": tree.assessments, "seconds": finder_seconds,
                       "round_seconds": seconds, "n_rows": int(problem.order.size),
-                      "n_features": int(problem.features.size), "weighted_error": err,
+                      "n_features": int(problem.features.size),
+                      "sampler": getattr(self.sampler, "name", "none"), "weighted_error": err,
                       "alpha": alpha, "train_error": vote_error(votes, codes, w0),
                       "sorted": t == 0}
             record.update(self._round_bounds(t + 1, problem, tree))
@@ -247,6 +271,27 @@ class Boosting:
         self.estimator_weights_ = np.array(alphas)
         self.estimator_errors_ = np.array(errors)
         return correct
+
+    def _sampled(self, round, w, rows, features, draws):
+        """The round's rows (in weight order) and features, narrowed by the sampler."""
+        column = w[:, None]
+        out = check_sample(self.sampler.sample(round, column, column, draws), self.sampler,
+                           column.shape, self.n_features_in_)
+        name = getattr(self.sampler, "name", type(self.sampler).__name__)
+        if not (np.array_equal(out.grad, column) and np.array_equal(out.hess, column)):
+            raise ValueError(f"sampler {name!r} changed the weights it was given; the boosting "
+                             f"clients take row and feature draws only (no GOSS)")
+        if out.colsample_bylevel < 1.0 or out.colsample_bynode < 1.0:
+            raise ValueError(f"sampler {name!r} asks for colsample_bylevel/bynode, which the "
+                             f"boosting clients' trees do not take (one feature set per tree)")
+        if out.rows is not None:
+            rows = rows[np.isin(rows, out.rows)]
+            if rows.size == 0:
+                raise ValueError(f"sampler {name!r} drew no example of positive weight in round "
+                                 f"{round + 1}: the round's tree has nothing to grow on")
+        if out.features is not None:
+            features = np.intersect1d(features, out.features)
+        return rows, features
 
     def _grow(self, problem):
         """(the round's tree, the leaf of each row or None, seconds spent growing it: in
@@ -411,6 +456,14 @@ class Boosting:
             decision = decision / (C - 1)
         return softmax(decision, axis=1)
 
+    def _export_booster(self, feature_names=None):
+        """The fitted model as raw-score trees whose margin is ``decision_function``
+        (``adapters.export.vote_booster``): ``to_xgboost``, ``to_lightgbm``,
+        ``save_model``."""
+        self._check_fitted()
+        return vote_booster(self.trees_, self.estimator_weights_, self.classes_.size,
+                            self.n_features_in_, feature_names)
+
     @property
     def feature_importances_(self):
         """sum_t alpha_t importances(tree_t) / sum_t alpha_t."""
@@ -462,6 +515,19 @@ def class_codes(y):
     y = column_or_1d(y, warn=True)
     check_classification_targets(y)
     return np.unique(y, return_inverse=True)
+
+
+def _check_sampler(sampler):
+    if sampler is None:
+        return None
+    if not callable(getattr(sampler, "sample", None)):
+        raise TypeError(f"sampler must be an apsplit.adapters.sampling.Sampler (an object with "
+                        f"a sample method), got {sampler!r}")
+    if isinstance(sampler, GOSS):
+        raise ValueError("GOSS ranks rows by their gradients and rescales them; the boosting "
+                         "clients have weights, not gradients (WeightTrimmingBoost keeps the "
+                         "heaviest examples)")
+    return sampler
 
 
 def _check_option(value, choices, what):

@@ -25,7 +25,9 @@ imported to load what was written (``Booster.to_xgboost`` /
 - **Thresholds.**  apsplit sends ``x <= threshold`` left, on X rounded to
   float32 (``DMatrix``).  XGBoost sends ``x < t`` left on float32 X: t is the
   least float32 above ``threshold``, and every training value must then go
-  the side apsplit sent it: ``float32(left_value) < t <= float32(right_value)``;
+  the side apsplit sent it: ``float32(left_value) < t <= float32(right_value)`` (t
+  raised to just above float32(left_value) where a float64 left value rounds up past
+  the threshold);
   a split whose two values are one float32 is refused (ValueError naming the
   tree, the node and the values).  For trees grown by ``train`` t is
   ``NewtonTree.xgboost_split_conditions()``.  LightGBM compares ``x <=
@@ -42,6 +44,32 @@ imported to load what was written (``Booster.to_xgboost`` /
   argmax for softmax's classes).  A custom objective is written as raw
   margins (XGBoost: ``reg:squarederror``, with ``num_class`` for several
   outputs; LightGBM: no objective).
+- **AdaBoost, SAMME and single trees** (``AdaBoost`` and the other clients of
+  ``adapters.boosting``, ``APBoostClassifier``, ``APTreeClassifier``) are written
+  as raw scores (``vote_booster``, ``proba_booster``): two classes as
+  ``binary:logitraw`` with one tree per round whose leaves are +-2 alpha_t /
+  sum |alpha| (+ where the leaf votes for ``classes_[1]``), so the margin is the
+  client's ``decision_function`` (and its sigmoid ``predict_proba[:, 1]``); more
+  classes as ``multi:softmax`` (LightGBM: ``multiclass``) with one tree per class
+  per round, leaf alpha_t / sum |alpha| where the leaf votes for the class and
+  -alpha_t / ((C - 1) sum |alpha|) elsewhere (SAMME's vote), so the margins are
+  ``decision_function`` and their argmax the predicted class code; a tree
+  classifier as one tree per class (one for two classes) whose leaves are the
+  leaf's class probabilities, written as raw scores (XGBoost's
+  ``reg:squarederror``, LightGBM without objective), so that the libraries'
+  ``predict`` is ``predict_proba`` (two classes: its column 1).  These models
+  compare ``x <= threshold`` on X as given (float64): LightGBM gets the
+  threshold itself, XGBoost the float32 rule above with the two training values
+  around the threshold (``apsplit.tree.split_values``).  apsplit reads an absent
+  sparse entry as 0 and refuses NaN; both files send a missing value where 0
+  goes.  A categorical split (categories sent left, every other value right)
+  is LightGBM's categorical split (``decision_type`` 9, a bitset of the left
+  categories, which must be integers in [0, 2**24); LightGBM truncates a
+  non-integer input to an integer, apsplit sends it right) and XGBoost's (the
+  left categories as the node's category set, whose members XGBoost sends
+  right, so the children are written swapped; ``feature_types`` "c" for those
+  features, so predict with ``DMatrix(X, feature_types=xb.feature_types,
+  enable_categorical=True)``).
 - **Feature names** (``DMatrix(feature_names=...)`` or a DataFrame's columns)
   go into both files; LightGBM's are separated by spaces, so whitespace in a
   name becomes ``_``, as LightGBM's own Dataset does.  Without names LightGBM
@@ -57,8 +85,13 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ..newton import NewtonTree
+from ..tree import node_impurity
+from .objectives import get_objective
+
 __all__ = ["FORMATS", "xgboost_json", "lightgbm_text", "to_xgboost", "to_lightgbm",
-           "save_model", "xgboost_conditions", "lightgbm_thresholds", "missing_as_nan"]
+           "save_model", "xgboost_conditions", "lightgbm_thresholds", "missing_as_nan",
+           "vote_booster", "proba_booster", "Exportable"]
 
 FORMATS = ("xgboost", "lightgbm")
 _ROOT_PARENT = 2147483647  # XGBoost's parent of the root
@@ -108,11 +141,16 @@ def _floor32(x):
 # ------------------------------------------------------------------ thresholds
 def xgboost_conditions(tree, index=0):
     """XGBoost's float32 ``split_conditions`` t of every split of a NewtonTree (NaN at
-    leaves): ``x < t`` on float32 x is apsplit's ``x <= threshold``, and each split's two
-    training values stay on their sides; otherwise a ValueError naming tree ``index``,
-    the node and the two values."""
+    leaves): ``x < t`` on float32 x is apsplit's ``x <= threshold`` (t the least float32
+    above the threshold), and each split's two training values stay on their sides (t is
+    raised above float32(left value) where a float64 left value rounds up past the
+    threshold); otherwise a ValueError naming tree ``index``, the node and the two
+    values."""
     out = np.full(tree.node_count, np.nan, np.float32)
+    categories = _categories(tree)
     for node in np.flatnonzero(np.asarray(tree.feature) >= 0):
+        if categories[node] is not None:  # a categorical split has no threshold
+            continue
         thr = float(tree.threshold[node])
         lo, hi = float(tree.left_value[node]), float(tree.right_value[node])
         where = (f"tree {index}, node {node} (feature {int(tree.feature[node])}): the "
@@ -120,7 +158,8 @@ def xgboost_conditions(tree, index=0):
         if not math.isfinite(thr):
             raise ValueError(f"{where} have the threshold {thr!r}, which XGBoost cannot hold")
         with np.errstate(over="ignore"):
-            t = np.nextafter(_floor32(thr), np.float32(np.inf))
+            up = np.float32(np.inf)
+            t = max(np.nextafter(_floor32(thr), up), np.nextafter(np.float32(lo), up))
         if not np.isfinite(t):
             raise ValueError(f"{where}: the threshold {thr!r} is beyond float32's range")
         if not (np.float32(lo) < t and (math.isinf(hi) or t <= np.float32(hi))):
@@ -158,30 +197,67 @@ def _objective_name(booster):
     return booster.objective.name if booster.objective is not None else None
 
 
+def _categories(tree):
+    """Per node: None, or the category values a categorical split sends left."""
+    return getattr(tree, "categories_left", None) or [None] * tree.node_count
+
+
+def _bitset(categories):
+    """LightGBM's ``cat_threshold`` words of a set of non-negative integer categories:
+    bit c % 32 of word c // 32."""
+    words = [0] * (int(max(categories)) // 32 + 1)
+    for c in categories:
+        words[int(c) // 32] |= 1 << (int(c) % 32)
+    return words
+
+
 def _xgb_tree(tree, index, n_features):
+    """One tree of XGBoost's JSON.  A categorical split stores the categories apsplit sends
+    left as XGBoost's set, whose members XGBoost sends right (every other value, unseen
+    and negative ones included, left): so its children are written swapped."""
     feature = np.asarray(tree.feature)
     split = feature >= 0
     cond = xgboost_conditions(tree, index)
     value = np.asarray(tree.value, dtype=np.float64)
     n = tree.node_count
     parents = [int(p) if p >= 0 else _ROOT_PARENT for p in np.asarray(tree.parent)]
+    left, right = list(map(int, tree.children_left)), list(map(int, tree.children_right))
+    default_left = [bool(d) and bool(s) for d, s in zip(tree.default_left, split)]
+    cat_nodes, cat_values = [], []
+    for node, cats in enumerate(_categories(tree)):
+        if cats is not None:
+            cat_nodes.append(node)
+            cat_values.append(sorted(int(c) for c in cats))
+            left[node], right[node] = right[node], left[node]
+            default_left[node] = not default_left[node]
+            cond[node] = 0.0
     return {
         "base_weights": [_f32(w) for w in tree.base_weight],
-        "categories": [], "categories_nodes": [], "categories_segments": [],
-        "categories_sizes": [],
-        "default_left": [int(bool(d)) if s else 0 for d, s in zip(tree.default_left, split)],
+        "categories": [c for cats in cat_values for c in cats],
+        "categories_nodes": cat_nodes,
+        "categories_segments": [int(b) for b in np.cumsum([0] + [len(c) for c in cat_values])[:-1]],
+        "categories_sizes": [len(c) for c in cat_values],
+        "default_left": [int(d) for d in default_left],
         "id": int(index),
-        "left_children": [int(c) for c in tree.children_left],
+        "left_children": left,
         "loss_changes": [_f32(g) if s else 0.0 for g, s in zip(tree.gain, split)],
         "parents": parents,
-        "right_children": [int(c) for c in tree.children_right],
+        "right_children": right,
         "split_conditions": [float(cond[i]) if split[i] else _f32(value[i]) for i in range(n)],
         "split_indices": [int(f) if s else 0 for f, s in zip(feature, split)],
-        "split_type": [0] * n,
+        "split_type": [int(i in cat_nodes) for i in range(n)],
         "sum_hessian": [_f32(h) for h in tree.cover],
         "tree_param": {"num_deleted": "0", "num_feature": str(n_features),
                        "num_nodes": str(n), "size_leaf_vector": "1"},
     }
+
+
+def _xgb_feature_types(trees, n_features):
+    """XGBoost's ``feature_types``: "c" for a feature some tree splits by categories, "q"
+    for the others; [] (all numeric) without categorical splits."""
+    categorical = {int(t.feature[node]) for t in trees
+                   for node, cats in enumerate(_categories(t)) if cats is not None}
+    return ["c" if f in categorical else "q" for f in range(n_features)] if categorical else []
 
 
 def _xgb_float(x):
@@ -213,7 +289,7 @@ def xgboost_json(booster):
         "learner": {
             "attributes": {str(a): str(v) for a, v in booster.attributes().items()},
             "feature_names": [str(n) for n in names] if names is not None else [],
-            "feature_types": [],
+            "feature_types": _xgb_feature_types(trees, booster.n_features),
             "gradient_booster": {
                 "model": {
                     "cats": {"enc": [], "feature_segments": [], "sorted_idx": []},
@@ -289,10 +365,17 @@ def _lgb_tree(tree, index, offset):
             order += [int(tree.children_left[node]), int(tree.children_right[node])]
         else:
             leaves[node] = len(leaves)
-    lines = [f"Tree={index}", f"num_leaves={len(leaves)}", "num_cat=0"]
+    nodes = sorted(internal, key=internal.get)
+    categories = _categories(tree)
+    cat_nodes = [n for n in nodes if categories[n] is not None]
+    lines = [f"Tree={index}", f"num_leaves={len(leaves)}", f"num_cat={len(cat_nodes)}"]
     if internal:
-        nodes = sorted(internal, key=internal.get)
         thr = lightgbm_thresholds(tree)
+        decision = {n: "10" if tree.default_left[n] else "8" for n in nodes}
+        bitsets = []
+        for i, n in enumerate(cat_nodes):  # categorical: threshold is the bitset's index
+            thr[n], decision[n] = i, "9"  # categorical, NaN (and negatives) right
+            bitsets.append(_bitset(categories[n]))
 
         def child(c):
             c = int(c)
@@ -301,12 +384,15 @@ def _lgb_tree(tree, index, offset):
             "split_feature=" + " ".join(str(int(feature[n])) for n in nodes),
             "split_gain=" + " ".join(_g(tree.gain[n]) for n in nodes),
             "threshold=" + " ".join(_g(thr[n]) for n in nodes),
-            "decision_type=" + " ".join("10" if tree.default_left[n] else "8" for n in nodes),
+            "decision_type=" + " ".join(decision[n] for n in nodes),
             "left_child=" + " ".join(child(tree.children_left[n]) for n in nodes),
             "right_child=" + " ".join(child(tree.children_right[n]) for n in nodes),
         ]
+        if cat_nodes:
+            bounds = np.cumsum([0] + [len(b) for b in bitsets])
+            lines += ["cat_boundaries=" + " ".join(str(int(b)) for b in bounds),
+                      "cat_threshold=" + " ".join(str(w) for b in bitsets for w in b)]
     else:
-        nodes = []
         lines += ["split_feature=", "split_gain=", "threshold=", "decision_type=",
                   "left_child=", "right_child="]
     leaf_nodes = sorted(leaves, key=leaves.get)
@@ -378,3 +464,95 @@ def missing_as_nan(X):
     out = np.full(coo.shape, np.nan)
     out[coo.row, coo.col] = coo.data
     return out
+
+
+# ------------------------------------------------------------------ AdaBoost, SAMME, trees
+def _class_tree(tree, value, index):
+    """An apsplit ``Tree`` (class weights at its nodes) as a NewtonTree that outputs
+    ``value`` (one number per node): the same routing, on X as given (input_dtype
+    "float64"), a missing value sent where 0 goes; its gain the weighted impurity
+    decrease, its cover the node's weight.  A categorical split keeps its left
+    categories (``categories_left``), which must be integers in [0, 2**24) (exact in
+    float32, as XGBoost reads X)."""
+    for node, cats in enumerate(tree.categories_left):
+        cats = None if cats is None else np.asarray(cats, dtype=np.float64)
+        if cats is not None and not np.all((cats >= 0) & (cats < 2 ** 24) & (cats % 1 == 0)):
+            raise ValueError(f"tree {index}, node {node} splits feature {int(tree.feature[node])} "
+                             f"by categories {list(cats)}: the formats hold categories that are "
+                             f"integers in [0, 2**24) only")
+    split = tree.feature >= 0
+    impurity = node_impurity(tree.value, tree.criterion)
+    left = np.where(split, tree.children_left, 0)
+    right = np.where(split, tree.children_right, 0)
+    gain = np.where(split, impurity - impurity[left] - impurity[right], 0.0)
+    with np.errstate(invalid="ignore"):
+        zero_left = split & (0.0 <= tree.threshold)
+    out = NewtonTree.from_arrays(
+        tree.feature, tree.threshold, zero_left, tree.children_left, tree.children_right,
+        value, tree.n_features, base_weight=value, gain=gain, cover=tree.value.sum(axis=1),
+        n_node_samples=tree.n_node_samples, left_value=tree.left_value,
+        right_value=tree.right_value, input_dtype="float64")
+    if any(cats is not None for cats in tree.categories_left):
+        out.categories_left = list(tree.categories_left)
+    return out
+
+
+def _booster(objective, n_outputs, n_features, feature_names, trees):
+    """A Booster of ``trees`` [(NewtonTree, output)], intercept 0."""
+    from .training import Booster  # training imports this module's users
+    bst = Booster(None if objective is None else get_objective(objective), n_outputs,
+                  np.zeros(n_outputs), n_features, feature_names)
+    for tree, output in trees:
+        bst.trees.append(tree)
+        bst.tree_info.append(output)
+    return bst
+
+
+def vote_booster(trees, alphas, n_classes, n_features, feature_names=None):
+    """AdaBoost / SAMME (trees of class weights, their alphas) as a Booster whose margin is
+    the client's ``decision_function``: sum_t alpha_t v_t(x) / sum_t |alpha_t|, with
+    v_t = +-2 (two classes: + where tree t votes for class 1; ``binary:logitraw``) or
+    one margin per class k, v_tk = 1 where tree t votes for k and -1/(C - 1) elsewhere
+    (``multi:softmax``, one tree per class per round)."""
+    alphas = np.asarray(alphas, dtype=np.float64)
+    norm = float(np.abs(alphas).sum()) or 1.0
+    out = []
+    for t, (tree, alpha) in enumerate(zip(trees, alphas)):
+        vote = np.argmax(tree.value, axis=1)
+        scale = alpha / norm
+        if n_classes == 2:
+            out.append((_class_tree(tree, np.where(vote == 1, 2.0, -2.0) * scale, t), 0))
+            continue
+        for k in range(n_classes):
+            value = np.where(vote == k, 1.0, -1.0 / (n_classes - 1)) * scale
+            out.append((_class_tree(tree, value, t), k))
+    if n_classes == 2:
+        return _booster("binary:logitraw", 1, n_features, feature_names, out)
+    return _booster("multi:softmax", n_classes, n_features, feature_names, out)
+
+
+def proba_booster(tree, n_classes, feature_names=None):
+    """A tree classifier as raw-score trees whose outputs are its ``predict_proba``: one tree
+    per class of the leaf's class-weight fractions (two classes: one tree, class 1's)."""
+    value = np.maximum(tree.value, 0.0)
+    proba = value / np.maximum(value.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+    classes = [1] if n_classes == 2 else range(n_classes)
+    trees = [(_class_tree(tree, proba[:, k], 0), i) for i, k in enumerate(classes)]
+    return _booster(None, len(trees), tree.n_features, feature_names, trees)
+
+
+class Exportable:
+    """``to_xgboost()``, ``to_lightgbm()`` and ``save_model(path, format)`` of a fitted model
+    that ``_export_booster()`` writes as a Booster."""
+
+    def to_xgboost(self):
+        """The fitted model as an ``xgboost.Booster`` (``adapters.export``)."""
+        return self._export_booster().to_xgboost()
+
+    def to_lightgbm(self):
+        """The fitted model as a ``lightgbm.Booster`` (``adapters.export``)."""
+        return self._export_booster().to_lightgbm()
+
+    def save_model(self, path, format="xgboost"):
+        """Write the fitted model as XGBoost's JSON or LightGBM's text file."""
+        self._export_booster().save_model(path, format=format)

@@ -10,8 +10,10 @@ and LightGBM's parameter names, or takes a user's own as ``sampler=``:
                                        draw of each row, every round
 ``bagging_fraction``, ``bagging_freq``  ``Bagging(fraction, freq)``: LightGBM's
                                        bagging, redrawn every ``freq`` rounds
-``colsample_bytree``                   ``ColumnSample(bytree)``: XGBoost's
-                                       floor(fraction * K) features (at least 1)
+``colsample_bytree``,                  ``ColumnSample(bytree, bylevel, bynode)``:
+``colsample_bylevel``,                 XGBoost's floor(fraction * K) features (at
+``colsample_bynode``                   least 1) per tree, then of those per level,
+                                       then of those per node
 ``data_sample_strategy="goss"``,       ``GOSS(top_rate, other_rate)``: LightGBM's
 ``top_rate``, ``other_rate``           gradient-based one-side sampling
 =====================================  ==========================================
@@ -42,11 +44,14 @@ from typing import Optional
 
 import numpy as np
 
+from ..newton import colsample_count
+
 __all__ = ["Sample", "Sampler", "Subsample", "Bagging", "ColumnSample", "GOSS", "Chain",
            "from_params", "check_sample", "SAMPLING_PARAMS"]
 
 # train's parameters that choose a sampler, with their defaults (no sampling)
-SAMPLING_PARAMS = {"subsample": 1.0, "colsample_bytree": 1.0, "bagging_fraction": 1.0,
+SAMPLING_PARAMS = {"subsample": 1.0, "colsample_bytree": 1.0, "colsample_bylevel": 1.0,
+                   "colsample_bynode": 1.0, "bagging_fraction": 1.0,
                    "bagging_freq": 0, "data_sample_strategy": "bagging", "top_rate": 0.2,
                    "other_rate": 0.1}
 
@@ -61,11 +66,17 @@ class Sample:
               only ``rows`` are read
     hess      (n_rows, n_outputs) hessians, likewise
     features  int indices of the candidate features (None: every feature)
+    colsample_bylevel, colsample_bynode
+              fractions of ``features`` each level of the round's trees searches, and
+              of those each node (``grow_newton_tree``'s; 1: every one), drawn in the
+              grower from a seed the round's ``rng`` gives each tree
     """
     rows: Optional[np.ndarray]
     grad: np.ndarray
     hess: np.ndarray
     features: Optional[np.ndarray] = None
+    colsample_bylevel: float = 1.0
+    colsample_bynode: float = 1.0
 
 
 def _fraction(value, what):
@@ -152,30 +163,36 @@ class Bagging(Sampler):
         return f"Bagging({self.fraction!r}, freq={self.freq})"
 
 
-def colsample_count(fraction, n_features):
-    """XGBoost's number of sampled features: max(1, int(fraction * K)), computed in
-    float32 as its ``ColumnSampler::ColSample``."""
-    return max(1, int(np.float32(fraction) * np.float32(n_features)))
-
-
 class ColumnSample(Sampler):
-    """XGBoost's ``colsample_bytree``: every round a uniform draw, without replacement,
-    of ``max(1, floor(bytree * K))`` of the K features (XGBoost's count).  ``bytree=1``
-    draws nothing."""
+    """XGBoost's column sampling, multiplied as XGBoost multiplies it: ``bytree``, every
+    round a uniform draw without replacement of ``max(1, floor(bytree * K))`` of the K
+    features (``colsample_count``); ``bylevel``, at every level of every tree
+    ``max(1, floor(bylevel * T))`` of those T; ``bynode``, at every node
+    ``max(1, floor(bynode * L))`` of its level's L (the last two drawn in the grower,
+    ``grow_newton_tree``).  A fraction of 1 draws nothing."""
 
-    def __init__(self, bytree):
+    def __init__(self, bytree=1.0, bylevel=1.0, bynode=1.0):
         self.bytree = _fraction(bytree, "colsample_bytree")
-        self.name = f"colsample_bytree({self.bytree:g})"
+        self.bylevel = _fraction(bylevel, "colsample_bylevel")
+        self.bynode = _fraction(bynode, "colsample_bynode")
+        self.name = "+".join(
+            f"colsample_{what}({value:g})" for what, value in
+            (("bytree", self.bytree), ("bylevel", self.bylevel), ("bynode", self.bynode))
+            if value < 1.0) or "colsample_bytree(1)"
+
+    @property
+    def active(self):
+        return min(self.bytree, self.bylevel, self.bynode) < 1.0
 
     def sample(self, round, grad, hess, rng):
-        if self.bytree == 1.0:
-            return Sample(None, grad, hess)
-        K = self.n_features
-        features = np.sort(rng.permutation(K)[:colsample_count(self.bytree, K)])
-        return Sample(None, grad, hess, features)
+        features = None
+        if self.bytree < 1.0:
+            K = self.n_features
+            features = np.sort(rng.permutation(K)[:colsample_count(self.bytree, K)])
+        return Sample(None, grad, hess, features, self.bylevel, self.bynode)
 
     def __repr__(self):
-        return f"ColumnSample({self.bytree!r})"
+        return f"ColumnSample({self.bytree!r}, bylevel={self.bylevel!r}, bynode={self.bynode!r})"
 
 
 def goss_counts(n_rows, top_rate, other_rate):
@@ -257,6 +274,7 @@ class Chain(Sampler):
 
     def sample(self, round, grad, hess, rng):
         rows = features = None
+        bylevel = bynode = 1.0
         for s in self.samplers:
             out = check_sample(s.sample(round, grad, hess, rng), s, grad.shape,
                                self.n_features)
@@ -266,7 +284,9 @@ class Chain(Sampler):
             if out.features is not None:
                 features = out.features if features is None else \
                     np.intersect1d(features, out.features)
-        return Sample(rows, grad, hess, features)
+            bylevel *= out.colsample_bylevel
+            bynode *= out.colsample_bynode
+        return Sample(rows, grad, hess, features, bylevel, bynode)
 
     def __repr__(self):
         return f"Chain({', '.join(map(repr, self.samplers))})"
@@ -308,7 +328,9 @@ def check_sample(out, sampler, shape, n_features):
                                                           "features", name)
     if features is not None and features.size == 0:
         raise ValueError(f"sampler {name!r} returned no features")
-    return Sample(rows, grad, hess, features)
+    bylevel = _fraction(out.colsample_bylevel, f"sampler {name!r}'s colsample_bylevel")
+    bynode = _fraction(out.colsample_bynode, f"sampler {name!r}'s colsample_bynode")
+    return Sample(rows, grad, hess, features, bylevel, bynode)
 
 
 def from_params(values, sampler=None):
@@ -321,7 +343,8 @@ def from_params(values, sampler=None):
         raise ValueError(f"data_sample_strategy must be 'bagging' or 'goss', got {strategy!r}")
     sub = Subsample(given.get("subsample", 1.0))
     bag = Bagging(given.get("bagging_fraction", 1.0), given.get("bagging_freq", 0))
-    col = ColumnSample(given.get("colsample_bytree", 1.0))
+    col = ColumnSample(given.get("colsample_bytree", 1.0), given.get("colsample_bylevel", 1.0),
+                       given.get("colsample_bynode", 1.0))
     top = _fraction(given.get("top_rate", 0.2), "top_rate")
     other = _fraction(given.get("other_rate", 0.1), "other_rate")
     goss = GOSS(top, other) if strategy == "goss" else None  # checks top + other <= 1
@@ -341,7 +364,7 @@ def from_params(values, sampler=None):
            if on]
     if len(row) > 1:
         raise ValueError(f"choose one row sampler: got {' and '.join(s.name for s in row)}")
-    chosen = row + ([col] if col.bytree < 1.0 else [])
+    chosen = row + ([col] if col.active else [])
     if not chosen:
         return None
     return chosen[0] if len(chosen) == 1 else Chain(*chosen)

@@ -48,6 +48,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .boosting import AdaBoost, LazyBoost, WeightTrimmingBoost, class_codes
 from .dmatrix import DMatrix
+from .export import Exportable, proba_booster
+from .sampling import from_params
 from .objectives import sklearn_objective
 from .training import train
 from ..dataset import Dataset
@@ -76,9 +78,15 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-class _Classifier(ClassifierMixin, BaseEstimator):
+class _Classifier(Exportable, ClassifierMixin, BaseEstimator):
     """Input validation shared by the estimators: X finite, dense or CSC/CSR (kept sparse);
-    y class labels by the clients' rule (``boosting.class_codes``)."""
+    y class labels by the clients' rule (``boosting.class_codes``); the export of the fitted
+    model (``to_xgboost``, ``to_lightgbm``, ``save_model``; classes are the codes 0..C-1
+    of ``classes_``)."""
+
+    def _feature_names(self):
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else [str(n) for n in names]
 
     def _validate_fit(self, X, y):
         """(X, y, classes, class codes)."""
@@ -130,6 +138,10 @@ class APTreeClassifier(_Classifier):
         Weighted impurity decrease per feature, normalised to sum 1 (as in
         scikit-learn; all zeros when the tree is a single leaf).
 
+    ``to_xgboost()``, ``to_lightgbm()``, ``save_model(path, format)``: the tree as raw
+    scores equal to ``predict_proba`` (column 1 for two classes;
+    ``adapters.export.proba_booster``).
+
     Notes
     -----
     All of scikit-learn's estimator checks pass at the defaults (with
@@ -179,10 +191,26 @@ class APTreeClassifier(_Classifier):
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
+    def _export_booster(self):
+        """The tree as raw scores equal to ``predict_proba`` (``adapters.export.proba_booster``:
+        one tree per class, for two classes one tree of class 1's probability)."""
+        check_is_fitted(self)
+        return proba_booster(self.tree_, self.n_classes_, self._feature_names())
+
     @property
     def feature_importances_(self):
         check_is_fitted(self)
         return self.tree_.feature_importances_
+
+
+def _seed(random_state):
+    """train's ``seed`` of scikit-learn's ``random_state``: an int as is, None as 0
+    (XGBoost's default), a RandomState by one draw from it."""
+    if random_state is None:
+        return 0
+    if isinstance(random_state, Integral):
+        return int(random_state)
+    return int(random_state.randint(2 ** 31))
 
 
 def _leaf_size(min_samples_leaf, n_samples):
@@ -216,16 +244,26 @@ class APBoostClassifier(_Classifier):
         Used by boosting="lazy" only.
     mass : float in (0, 1], default=0.9
         Used by boosting="trim" only.
+    subsample : float in (0, 1], default=1.0
+        XGBoost's row subsampling: each round's tree is grown on a Bernoulli draw
+        of the examples, each kept with this probability (``sampling.Subsample``).
+    colsample_bytree : float in (0, 1], default=1.0
+        XGBoost's feature draw per round: max(1, floor(colsample_bytree * K)) of
+        the K features (``sampling.ColumnSample``).
     random_state : int, RandomState or None, default=None
-        Seeds the feature draws of boosting="lazy".
+        Seeds the feature draws of boosting="lazy" and the two draws above.
 
     Attributes
     ----------
     classes_, n_classes_, n_features_in_
     booster_ : the fitted apsplit.adapters client (``trees_`` holds its apsplit.Tree)
     estimator_weights_, estimator_errors_ : per round
-    history_ : list of dict, one per round (assessments, seconds, train_error, ...)
+    history_ : list of dict, one per round (assessments, seconds, train_error, n_rows,
+        n_features, sampler, ...)
     feature_importances_ : weight-averaged impurity decrease of the trees
+
+    ``to_xgboost()``, ``to_lightgbm()``, ``save_model(path, format)``: the model as raw
+    scores equal to ``decision_function`` (``adapters.export.vote_booster``).
 
     Notes
     -----
@@ -240,12 +278,15 @@ class APBoostClassifier(_Classifier):
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "feature_fraction": [Interval(Real, 0, 1, closed="right")],
         "mass": [Interval(Real, 0, 1, closed="right")],
+        "subsample": [Interval(Real, 0, 1, closed="right")],
+        "colsample_bytree": [Interval(Real, 0, 1, closed="right")],
         "random_state": ["random_state"],
     }
 
     def __init__(self, boosting="adaboost", n_estimators=50, max_depth=3, criterion="gini",
                  method="exhaustive", learning_rate=1.0, feature_fraction=0.5, mass=0.9,
-                 random_state=None, bounds="tight", min_samples_leaf=1):
+                 random_state=None, bounds="tight", min_samples_leaf=1, subsample=1.0,
+                 colsample_bytree=1.0):
         self.boosting = boosting
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -257,6 +298,8 @@ class APBoostClassifier(_Classifier):
         self.mass = mass
         self.random_state = random_state
         self.bounds = bounds
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -271,7 +314,9 @@ class APBoostClassifier(_Classifier):
             criterion=_CRITERIA[self.criterion], method=self.method,
             learning_rate=float(self.learning_rate), algorithm="samme", stopping="sklearn",
             random_state=self.random_state, bounds=self.bounds,
-            min_samples_leaf=_leaf_size(self.min_samples_leaf, X.shape[0]), **options)
+            min_samples_leaf=_leaf_size(self.min_samples_leaf, X.shape[0]),
+            sampler=from_params({"subsample": self.subsample,
+                                 "colsample_bytree": self.colsample_bytree}), **options)
         self.booster_.fit(X, y, sample_weight)
         self.classes_ = self.booster_.classes_
         self.n_classes_ = len(self.classes_)
@@ -302,6 +347,11 @@ class APBoostClassifier(_Classifier):
         X = self._check_X(X)
         return self.booster_.predict_proba(X)
 
+    def _export_booster(self):
+        """Margins equal to ``decision_function`` (``adapters.export.vote_booster``)."""
+        check_is_fitted(self)
+        return self.booster_._export_booster(self._feature_names())
+
     @property
     def feature_importances_(self):
         check_is_fitted(self)
@@ -310,7 +360,7 @@ class APBoostClassifier(_Classifier):
 
 
 # ------------------------------------------------------------------ gradient boosting
-class _GradientBoosting(BaseEstimator):
+class _GradientBoosting(Exportable, BaseEstimator):
     """Parameters and fitting shared by the gradient-boosting estimators (a thin layer over
     ``apsplit.adapters.train``, as ``xgboost.XGBModel`` is over ``xgboost.train``)."""
 
@@ -331,12 +381,22 @@ class _GradientBoosting(BaseEstimator):
         "early_stopping_rounds": [None, Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
+        "subsample": [Interval(Real, 0, 1, closed="right")],
+        "colsample_bytree": [Interval(Real, 0, 1, closed="right")],
+        "colsample_bylevel": [Interval(Real, 0, 1, closed="right")],
+        "colsample_bynode": [Interval(Real, 0, 1, closed="right")],
+        "data_sample_strategy": [StrOptions({"bagging", "goss"})],
+        "top_rate": [Interval(Real, 0, 1, closed="right")],
+        "other_rate": [Interval(Real, 0, 1, closed="right")],
     }
 
     def __init__(self, n_estimators=100, learning_rate=0.3, max_depth=6, reg_lambda=1.0,
                  reg_alpha=0.0, gamma=0.0, min_child_weight=1.0, max_delta_step=0.0,
                  objective=None, method="exhaustive", base_score=None, eval_metric=None,
-                 early_stopping_rounds=None, random_state=None, n_jobs=None, criterion="newton"):
+                 early_stopping_rounds=None, random_state=None, n_jobs=None, criterion="newton",
+                 subsample=1.0, colsample_bytree=1.0, colsample_bylevel=1.0,
+                 colsample_bynode=1.0, data_sample_strategy="bagging", top_rate=0.2,
+                 other_rate=0.1):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -353,6 +413,13 @@ class _GradientBoosting(BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.criterion = criterion
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.colsample_bylevel = colsample_bylevel
+        self.colsample_bynode = colsample_bynode
+        self.data_sample_strategy = data_sample_strategy
+        self.top_rate = top_rate
+        self.other_rate = other_rate
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -374,7 +441,13 @@ class _GradientBoosting(BaseEstimator):
                   "reg_alpha": self.reg_alpha, "gamma": self.gamma,
                   "min_child_weight": self.min_child_weight,
                   "max_delta_step": self.max_delta_step, "method": self.method,
-                  "criterion": self.criterion}
+                  "criterion": self.criterion, "subsample": self.subsample,
+                  "colsample_bytree": self.colsample_bytree,
+                  "colsample_bylevel": self.colsample_bylevel,
+                  "colsample_bynode": self.colsample_bynode,
+                  "data_sample_strategy": self.data_sample_strategy,
+                  "top_rate": self.top_rate, "other_rate": self.other_rate,
+                  "seed": _seed(self.random_state)}
         if num_class is not None:
             params["num_class"] = num_class
         if self.base_score is not None:
@@ -421,22 +494,13 @@ class _GradientBoosting(BaseEstimator):
         return self.booster_.predict(X, output_margin=True,
                                      iteration_range=self._iteration_range())
 
-    def _served(self):
+    def _export_booster(self):
         """The fitted Booster, cut after ``best_iteration_`` when early stopping set it:
-        the trees ``predict`` uses."""
+        the trees ``predict`` uses, exported by ``to_xgboost``, ``to_lightgbm`` and
+        ``save_model`` (classes are the codes 0..C-1 of ``classes_``)."""
         check_is_fitted(self)
         best = self.booster_.best_iteration
         return self.booster_ if best is None else self.booster_[:best + 1]
-
-    def to_xgboost(self):
-        """The fitted model as an ``xgboost.Booster`` (``Booster.to_xgboost``), with the
-        rounds ``predict`` uses; classes are the codes 0..C-1 of ``classes_``."""
-        return self._served().to_xgboost()
-
-    def to_lightgbm(self):
-        """The fitted model as a ``lightgbm.Booster`` (``Booster.to_lightgbm``), with the
-        rounds ``predict`` uses; classes are the codes 0..C-1 of ``classes_``."""
-        return self._served().to_lightgbm()
 
     @property
     def feature_importances_(self):
@@ -461,8 +525,12 @@ class APGradientBoostingRegressor(RegressorMixin, _GradientBoosting):
     XGBoost, not zero).  ``fit(X, y, sample_weight=None, eval_set=None,
     sample_weight_eval_set=None)``: with ``early_stopping_rounds`` (a
     constructor parameter) the last eval_set pair decides, and predictions
-    use the trees up to ``best_iteration_``.  ``random_state`` and ``n_jobs``
-    are accepted for XGBoost's signature: nothing is random here.
+    use the trees up to ``best_iteration_``.  Sampling, by XGBoost's and
+    LightGBM's names (``train``'s, ``adapters.sampling``): ``subsample``,
+    ``colsample_bytree``, ``colsample_bylevel``, ``colsample_bynode`` (fractions
+    in (0, 1]) and ``data_sample_strategy="goss"`` with ``top_rate`` and
+    ``other_rate``; ``random_state`` seeds them (train's ``seed``; None: 0, as
+    XGBoost).  ``n_jobs`` is accepted for XGBoost's signature.
 
     Attributes: ``booster_`` (the apsplit Booster), ``evals_result_``,
     ``best_iteration_``, ``best_score_``, ``history_``, ``feature_importances_``,

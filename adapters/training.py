@@ -25,6 +25,7 @@ seed, random_state                    the sampling's numpy stream (0)
 nthread, n_jobs                       accepted; the grower uses numba's threads
 subsample                             XGBoost's Bernoulli row draw per round (1)
 colsample_bytree                      XGBoost's feature draw per round (1)
+colsample_bylevel, colsample_bynode   of those, per level of each tree, then per node (1, 1)
 bagging_fraction, bagging_freq        LightGBM's bagging (1, 0)
 data_sample_strategy                  "bagging" (default) or "goss" (LightGBM's)
 top_rate, other_rate                  GOSS's rates (0.2, 0.1)
@@ -39,8 +40,8 @@ The sampling parameters build a sampler (``adapters.sampling``; ``train(...,
 sampler=)`` takes one of your own): one sample per round, shared by the class
 trees.  An unknown parameter warns (``UserWarning``) naming it, as XGBoost does;
 XGBoost parameters that would change the model and are not supported yet
-(``colsample_bylevel``, ``colsample_bynode``, ``num_parallel_tree`` ...) raise a
-ValueError when set away from their defaults.
+(``num_parallel_tree``, ``max_leaves`` ...) raise a ValueError when set away from
+their defaults.
 
 **Margins in float32.**  XGBoost keeps the training margins in a float32
 cache, adds each tree's leaf values to it (float32(weight) * float32(eta),
@@ -90,8 +91,7 @@ _OTHER = ("base_score", "objective", "eval_metric", "num_class", "seed", "nthrea
           "criterion", "scale_pos_weight", "tree_method", "verbosity", "silent", "booster",
           "disable_default_eval_metric", "validate_parameters", "device")
 # XGBoost parameters that change the model, accepted only at their default value
-_UNSUPPORTED = {"colsample_bylevel": 1, "colsample_bynode": 1, "num_parallel_tree": 1,
-                "max_leaves": 0,
+_UNSUPPORTED = {"num_parallel_tree": 1, "max_leaves": 0,
                 "grow_policy": "depthwise", "monotone_constraints": None,
                 "interaction_constraints": None, "sampling_method": "uniform",
                 "multi_strategy": "one_output_per_tree"}
@@ -146,10 +146,7 @@ def parse_params(params):
             sampling[name] = value
         elif name in _UNSUPPORTED:
             if value is not None and value != _UNSUPPORTED[name]:
-                why = (" (the tree grower takes one feature set per tree: colsample_bytree is "
-                       "supported, per level and per node not yet)"
-                       if name.startswith("colsample") else "")
-                raise ValueError(f"parameter {key!r}={value!r} is not supported yet{why}")
+                raise ValueError(f"parameter {key!r}={value!r} is not supported yet")
         else:
             warnings.warn(f"parameter {key!r} is not used by apsplit's train and is ignored",
                           UserWarning, stacklevel=3)
@@ -201,8 +198,9 @@ class Booster:
     base_margin : (n_outputs,) the starting margin of every row
     history : list of dict, per round: round, seconds (in the tree grower), nodes,
         round_seconds (the whole round), rows and features (how many the grower saw),
-        sampler (its name, "none" without sampling), and assessments when the grower
-        counts them
+        node_features (how many features each node's split search took: ``features``
+        after colsample_bylevel and colsample_bynode), sampler (its name, "none" without
+        sampling), and assessments when the grower counts them
     best_iteration, best_score : set by early stopping (None otherwise)
     input_dtype : "float32" (arrays given to predict are rounded to float32 first, as
         XGBoost reads them) or "float64" (the model holds trees read from LightGBM, which
@@ -524,7 +522,7 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
     callbacks       TrainingCallback instances (apsplit's or xgboost's)
     sampler         a ``adapters.sampling.Sampler`` of your own: the rows (and their g, h)
                     and features each round's trees see; instead of the sampling
-                    parameters (subsample, colsample_bytree, bagging_*, GOSS)
+                    parameters (subsample, colsample_*, bagging_*, GOSS)
     """
     p = parse_params(params)
     sampler = from_params(p.sampling, sampler)
@@ -657,23 +655,31 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
             grad = grad.reshape(dtrain.num_row(), n_outputs)
             hess = hess.reshape(dtrain.num_row(), n_outputs)
         rows = features = None
+        bylevel = bynode = 1.0
         if sampler is not None:
             s = check_sample(sampler.sample(i, grad, hess, rng), sampler, grad.shape,
                              dtrain.num_col())
             rows, features, grad, hess = s.rows, s.features, s.grad, s.hess
+            bylevel, bynode = s.colsample_bylevel, s.colsample_bynode
+        n_features = dtrain.num_col() if features is None else int(features.size)
+        per_node = newton.colsample_count(bynode, newton.colsample_count(bylevel, n_features))
         record = {"round": bst.num_boosted_rounds(), "seconds": 0.0, "nodes": 0,
                   "rows": dtrain.num_row() if rows is None else int(rows.size),
-                  "features": dtrain.num_col() if features is None else int(features.size),
+                  "features": n_features, "node_features": per_node,
                   "sampler": sampler_name}
         assessments = 0
         if rows is not None and rows.size == 0:  # nothing drawn: one leaf of value 0
             rows, grad, hess = None, np.zeros_like(grad), np.zeros_like(hess)
         for k in range(n_outputs):
+            # the per-level and per-node draws: a seed per tree from the round's stream
+            draw_seed = int(rng.integers(2 ** 63)) if min(bylevel, bynode) < 1.0 else 0
             t0 = time.perf_counter()
             tree = newton.grow_newton_tree(data, np.ascontiguousarray(grad[:, k]),
                                            np.ascontiguousarray(hess[:, k]), tree_params,
                                            rows=rows, features=features,
-                                           method=p.method, criterion=p.criterion)
+                                           method=p.method, criterion=p.criterion,
+                                           colsample_bylevel=bylevel, colsample_bynode=bynode,
+                                           seed=draw_seed)
             record["seconds"] += time.perf_counter() - t0
             _use_xgboost_thresholds(tree)
             record["nodes"] += int(tree.node_count)

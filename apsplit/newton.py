@@ -49,6 +49,7 @@ from . import validation as v
 from .criteria import get_criterion
 from .dataset import dense_matrix
 from .kernels import newton_route
+from .kernels.newton_grow import NO_DRAW, ColumnDraw
 from .kernels.newton_split import Columns, Params
 
 __all__ = ["NewtonParams", "NewtonData", "NewtonTree", "grow_newton_tree", "METHODS"]
@@ -229,6 +230,8 @@ class NewtonTree:
     sum_grad              gradient sum G of every node
     n_node_samples        rows reaching the node
     parent                parent id (-1 at the root; XGBoost's parents, 2147483647 there)
+    node_features         candidate features of the node's split search (0 at the nodes
+                          not searched: at max_depth, or unknown for a tree read from a file)
     input_dtype           "float32" (grown on X rounded to float32; the Booster rounds X
                           for it) or "float64" (a tree read from LightGBM, which compares in
                           double)
@@ -244,7 +247,7 @@ class NewtonTree:
 
     _ARRAYS = ("feature", "threshold", "left_value", "right_value", "default_left",
                "children_left", "children_right", "base_weight", "gain", "cover", "sum_grad",
-               "n_node_samples", "parent", "row_leaf")
+               "n_node_samples", "parent", "node_features", "row_leaf")
 
     def __init__(self, kernel_tree, n_features, learning_rate):
         for name in self._ARRAYS:
@@ -326,6 +329,7 @@ class NewtonTree:
         tree.right_value = arr(right_value if right_value is not None else threshold,
                                np.float64, np.nan)
         tree.parent = parent
+        tree.node_features = np.zeros(n, np.int64)
         tree.row_leaf = np.empty(0, np.int64)
         tree.n_features = int(n_features)
         if input_dtype != "float32":
@@ -414,6 +418,26 @@ def xgboost_threshold(left_value, right_value):
     return b if t <= a else t
 
 
+def column_draw(n_candidates, colsample_bylevel, colsample_bynode, seed):
+    """The kernel's ``ColumnDraw`` of a tree with ``n_candidates`` features: per level
+    ``colsample_count(bylevel, n_candidates)``, per node ``colsample_count(bynode, that)``."""
+    bylevel = v.check_fraction(colsample_bylevel, "colsample_bylevel")
+    bynode = v.check_fraction(colsample_bynode, "colsample_bynode")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) \
+            or not 0 <= seed < 2 ** 63:
+        raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}")
+    if bylevel == 1.0 and bynode == 1.0:
+        return NO_DRAW
+    per_level = colsample_count(bylevel, n_candidates)
+    return ColumnDraw(per_level, colsample_count(bynode, per_level), int(seed))
+
+
+def colsample_count(fraction, n_features):
+    """XGBoost's number of sampled features: max(1, int(fraction * n)), computed in
+    float32 as its ``ColumnSampler::ColSample``."""
+    return max(1, int(np.float32(fraction) * np.float32(n_features)))
+
+
 def _check_gradient(values, what, n_rows):
     try:
         arr = np.asarray(values, dtype=np.float64)
@@ -430,7 +454,7 @@ def _check_gradient(values, what, n_rows):
 
 
 def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method="exhaustive",
-                     criterion="newton"):
+                     criterion="newton", colsample_bylevel=1.0, colsample_bynode=1.0, seed=0):
     """One regression tree on gradient/hessian statistics, by XGBoost's exact greedy rules.
 
     Parameters
@@ -445,6 +469,11 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
     method : "exhaustive" (the only one so far for Newton trees)
     criterion : a name of ``apsplit.available_criteria()``: "newton" (XGBoost's gain) or
         one registered with ``apsplit.register_criterion`` (``apsplit.criteria``)
+    colsample_bylevel, colsample_bynode : fractions in (0, 1], XGBoost's: every level
+        searches max(1, floor(bylevel * F)) of the F candidate ``features``, drawn
+        uniformly without replacement, and every node of it max(1, floor(bynode * L))
+        of the level's L, drawn for each node (``kernels.newton_grow.ColumnDraw``)
+    seed : non-negative integer below 2**63 seeding those draws
 
     The tree is grown depthwise to ``params.max_depth``; a node is a leaf when no
     admissible split gains more than 1e-6; gamma is applied afterwards by pruning.
@@ -474,5 +503,7 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
     gh = np.empty((data.n_rows, 2))
     gh[:, 0], gh[:, 1] = grad, hess
     kernel_tree = crit.grower()(data.columns(), gh, rows, features,
-                                params.kernel_params(rows.size))
+                                params.kernel_params(rows.size),
+                                column_draw(features.size, colsample_bylevel, colsample_bynode,
+                                            seed))
     return NewtonTree(kernel_tree, data.n_features, params.learning_rate)

@@ -18,7 +18,8 @@ from .kernels.criteria import BOUNDS, CRITERIA
 from .kernels.coarse import no_coarse_bins
 from .kernels.search import EXHAUSTIVE
 
-__all__ = ["Tree", "grow_tree", "grow_from_problem", "node_orders", "node_impurity"]
+__all__ = ["Tree", "grow_tree", "grow_from_problem", "node_orders", "node_impurity",
+           "split_values"]
 
 LEAF = -1
 
@@ -31,6 +32,9 @@ class Tree:
                                    values going left (threshold NaN, left_rank -1); any other
                                    value, including one never seen in training, goes right
     children_left, children_right  child node ids (-1 at leaves)
+    left_value, right_value        the two consecutive training values of the feature around a
+                                   numeric split's threshold (NaN at leaves and categorical
+                                   splits): an exporter's bounds for its own threshold
     value                          class weights of the node's examples, shape (nodes, C)
     n_node_samples                 examples with positive weight reaching the node
     node_assessments               assessments spent splitting the node (0 at leaves)
@@ -216,6 +220,7 @@ def grow_from_problem(problem, finder, max_depth, return_leaves=False):
     params = kernel_finder_params(finder)
     if params is not None:
         tree, leaves = _grow_with_kernel(problem, params, max_depth)
+        tree.left_value, tree.right_value = split_values(tree, problem.dataset)
         return (tree, leaves) if return_leaves else tree
     ds, y, w = problem.dataset, problem.y, problem.sample_weight
     C = problem.n_classes
@@ -249,7 +254,21 @@ def grow_from_problem(problem, finder, max_depth, return_leaves=False):
         stack.append((right, right_order, depth + 1))
         stack.append((left, left_order, depth + 1))
     tree._freeze()
+    tree.left_value, tree.right_value = split_values(tree, ds)
     return (tree, None) if return_leaves else tree
+
+
+def split_values(tree, dataset):
+    """(left_value, right_value) per node: the training values of the split feature at
+    ranks ``left_rank`` and ``left_rank + 1``, i.e. the largest value <= threshold and
+    the smallest above it over all of ``dataset``'s rows (0 included for sparse
+    columns); NaN at leaves and categorical splits."""
+    left = np.full(tree.node_count, np.nan)
+    right = np.full(tree.node_count, np.nan)
+    for node in np.flatnonzero((tree.feature != LEAF) & (tree.left_rank >= 0)):
+        values = dataset.feature_values(tree.feature[node])
+        left[node], right[node] = values[tree.left_rank[node]], values[tree.left_rank[node] + 1]
+    return left, right
 
 
 def _grow_with_kernel(problem, params, max_depth):

@@ -17,7 +17,7 @@ from apsplit.experiments.loaders import load_bundled, load_satimage
 
 METHODS = ("exhaustive", "quick", "adaptive", "adaptive_paper")
 HISTORY_KEYS = {"round", "assessments", "seconds", "round_seconds", "n_rows", "n_features",
-                "weighted_error", "alpha", "train_error", "sorted"}
+                "sampler", "weighted_error", "alpha", "train_error", "sorted"}
 
 
 # ------------------------------------------------------------------ data

@@ -22,7 +22,6 @@ probes every midpoint and threshold on purpose.
 """
 
 import json
-import subprocess
 import sys
 
 import numpy as np
@@ -33,7 +32,7 @@ from apsplit.adapters import Booster, DMatrix, train
 from apsplit.adapters.export import (lightgbm_text, lightgbm_thresholds, missing_as_nan,
                                      xgboost_conditions, xgboost_json)
 from apsplit.adapters.objectives import get_objective
-from samples import bundled_sample
+from samples import bundled_sample, fresh_process_scores
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_tree
 
 xgb = pytest.importorskip("xgboost")
@@ -262,16 +261,6 @@ def test_attributes_and_slices_travel():
 
 
 # ------------------------------------------------------------------ files
-SCRIPT = """
-import sys, numpy as np, xgboost, lightgbm
-X = np.load(sys.argv[3])
-xb = xgboost.Booster(model_file=sys.argv[1])
-lb = lightgbm.Booster(model_file=sys.argv[2])
-np.save(sys.argv[4], np.stack([xb.predict(xgboost.DMatrix(X), output_margin=True),
-                               lb.predict(X, raw_score=True)]))
-"""
-
-
 def test_saved_files_load_in_a_fresh_process(tmp_path):
     X, y, Xo, _ = _data("higgs7k", 1500, nan=0.05)
     bst = train({"objective": "binary:logistic", "max_depth": 4}, DMatrix(X, label=y), 10)
@@ -279,12 +268,7 @@ def test_saved_files_load_in_a_fresh_process(tmp_path):
     bst.save_model(str(tmp_path / "m.txt"), format="lightgbm")
     json.loads((tmp_path / "m.json").read_text())  # plain JSON
     Xall = np.vstack([X, Xo])
-    np.save(tmp_path / "X.npy", Xall)
-    run = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "m.json"),
-                          str(tmp_path / "m.txt"), str(tmp_path / "X.npy"),
-                          str(tmp_path / "out.npy")], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    xm, lm = np.load(tmp_path / "out.npy")
+    xm, lm = fresh_process_scores(tmp_path / "m.json", tmp_path / "m.txt", Xall, tmp_path)
     ours = bst.predict(Xall, output_margin=True)
     assert np.all(np.abs(xm - ours) <= _xgb_bound(bst, Xall))
     np.testing.assert_allclose(lm, ours, rtol=1e-6, atol=1e-12)

@@ -655,7 +655,7 @@ def test_a_criterion_specialised_like_a_users_grows_its_own_optimum():
     data = NewtonData(X)
     gh = np.column_stack([g, h])
     mine = grower(data.columns(), gh, np.arange(y.size), np.arange(X.shape[1]),
-                  p.kernel_params(y.size))
+                  p.kernel_params(y.size), newton_grow.NO_DRAW)
     ref = grow_newton_tree(data, g, h, NewtonParams(**{**vars(p), "reg_lambda": 1.4}))
     for name in NewtonTree._ARRAYS:
         np.testing.assert_array_equal(getattr(mine, name), getattr(ref, name), err_msg=name)

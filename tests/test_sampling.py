@@ -370,8 +370,11 @@ def test_bad_sampling_parameters(dreg):
     with pytest.raises(TypeError, match="subsample must be a number"):
         train({**REG, "subsample": "half"}, dreg, 1)
     for name in ("colsample_bylevel", "colsample_bynode"):
-        with pytest.raises(ValueError, match=f"'{name}'=0.5 is not supported yet"):
-            train({**REG, name: 0.5}, dreg, 1)
+        for value in (0.0, 1.5, float("nan")):
+            with pytest.raises(ValueError, match=f"{name} must be in \\(0, 1\\], got {value}"):
+                train({**REG, name: value}, dreg, 1)
+        with pytest.raises(TypeError, match=f"{name} must be a number"):
+            train({**REG, name: "all"}, dreg, 1)
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         train({**REG, "subsample": 0.5, "seed": -1}, dreg, 1)
 

@@ -49,8 +49,8 @@ def test_unknown_parameter_warns_and_unsupported_refused(dtrain):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         train({**BIN, "seed": 3, "nthread": 1, "tree_method": "exact", "verbosity": 0}, dtrain, 1)
-    with pytest.raises(ValueError, match="'colsample_bynode'=0.5 is not supported yet"):
-        train({**BIN, "colsample_bynode": 0.5}, dtrain, 1)
+    with pytest.raises(ValueError, match="'num_parallel_tree'=2 is not supported yet"):
+        train({**BIN, "num_parallel_tree": 2}, dtrain, 1)
     with pytest.raises(ValueError, match=r"unknown criterion 'gini'; available: \[.*'newton'"):
         train({**BIN, "criterion": "gini"}, dtrain, 1)
 

@@ -23,10 +23,12 @@ How the numbers are measured
 * Same model: the largest relative difference between apsplit's test margins
   and XGBoost exact's (``base_score`` 0.5 in both, so neither estimates an
   intercept); "same" when below 1e-5.
-* ``--clients goss,subsample0.5,colsample0.5,bagging0.5``: apsplit with each
-  sampler (``adapters.sampling``, seed 0) beside the library's own (LightGBM GOSS
-  and bagging, XGBoost exact's subsample and colsample_bytree, seed 0), with the
-  rows and features per round the trees saw (apsplit: ``Booster.history``;
+* ``--clients goss,subsample0.5,colsample0.5,bylevel0.5,bynode0.5,bagging0.5``:
+  apsplit with each sampler (``adapters.sampling``, seed 0) beside the library's
+  own (LightGBM GOSS and bagging, XGBoost exact's subsample and colsample_bytree /
+  bylevel, and hist's colsample_bynode, which exact refuses; seed 0), with the
+  rows per round and the features per node's
+  split search the trees saw (apsplit: ``Booster.history``;
   LightGBM: its trees' root counts; XGBoost does not report them).  The random
   streams differ, so these models are compared by their metrics only.
 * ``--data PATH --format svm|uci|tsv`` adds a dataset from a file (held-out
@@ -89,8 +91,9 @@ def _proba2(p):
 
 def parse_clients(text):
     """``--clients`` as [(label, apsplit params, library, the library's params)]:
-    ``goss`` (LightGBM's GOSS), ``subsample<f>`` and ``colsample<f>`` (XGBoost exact's
-    subsample / colsample_bytree), ``bagging<f>`` (LightGBM's bagging, every round)."""
+    ``goss`` (LightGBM's GOSS), ``subsample<f>``, ``colsample<f>``, ``bylevel<f>`` and
+    ``bynode<f>`` (XGBoost exact's subsample / colsample_bytree / colsample_bylevel /
+    colsample_bynode), ``bagging<f>`` (LightGBM's bagging, every round)."""
     out = []
     for item in (c.strip() for c in (text or "").split(",")):
         if not item:
@@ -100,6 +103,7 @@ def parse_clients(text):
                         {"data_sample_strategy": "goss"}))
             continue
         for prefix, library in (("subsample", "xgboost"), ("colsample", "xgboost"),
+                                ("bylevel", "xgboost"), ("bynode", "xgboost"),
                                 ("bagging", "lightgbm")):
             if item.startswith(prefix):
                 try:
@@ -110,12 +114,14 @@ def parse_clients(text):
                     raise ValueError(f"client {item!r}: {prefix} takes a fraction in (0, 1], "
                                      f"e.g. {prefix}0.5")
                 params = {"subsample": {"subsample": f}, "colsample": {"colsample_bytree": f},
+                          "bylevel": {"colsample_bylevel": f},
+                          "bynode": {"colsample_bynode": f},
                           "bagging": {"bagging_fraction": f, "bagging_freq": 1}}[prefix]
                 out.append((item, params, library, params))
                 break
         else:
             raise ValueError(f"unknown client {item!r}; choose goss, subsample<f>, "
-                             f"colsample<f>, bagging<f>")
+                             f"colsample<f>, bylevel<f>, bynode<f>, bagging<f>")
     return out
 
 
@@ -152,7 +158,8 @@ def _models(n_classes, rounds, depth, eta, lam, threads, unavailable, clients=()
             bst = train({**params, **aparams, "seed": 0}, DMatrix(X, label=y), rounds,
                         verbose_eval=False)
             seen = {"rows_per_round": float(np.mean([h["rows"] for h in bst.history])),
-                    "features_per_round": float(np.mean([h["features"] for h in bst.history]))}
+                    "features_per_round": float(np.mean([h["node_features"]
+                                                          for h in bst.history]))}
             return (lambda Z: bst.predict(DMatrix(Z), output_margin=True),
                     lambda Z: _proba2(bst.predict(DMatrix(Z))), seen)
         models.append((f"apsplit {label}", "apsplit", fit))
@@ -171,12 +178,15 @@ def _models(n_classes, rounds, depth, eta, lam, threads, unavailable, clients=()
             if library != "xgboost":
                 continue
 
-            def fit(X, y, xparams=xparams):
-                bst = xgb.train({**params, **xparams, "tree_method": "exact", "nthread": threads,
-                                 "seed": 0}, xgb.DMatrix(X, label=y), rounds)
+            # XGBoost's exact method refuses colsample_bynode: hist has it
+            tree_method = "hist" if "colsample_bynode" in xparams else "exact"
+
+            def fit(X, y, xparams=xparams, tree_method=tree_method):
+                bst = xgb.train({**params, **xparams, "tree_method": tree_method,
+                                 "nthread": threads, "seed": 0}, xgb.DMatrix(X, label=y), rounds)
                 return (lambda Z: bst.predict(xgb.DMatrix(Z), output_margin=True),
                         lambda Z: _proba2(bst.predict(xgb.DMatrix(Z))), {})
-            models.append((f"XGBoost exact {label}", "xgboost", fit))
+            models.append((f"XGBoost {tree_method} {label}", "xgboost", fit))
     lgb = _optional("lightgbm")
     if lgb is None:
         unavailable["lightgbm"] = "not installed (pip install apsplit[lightgbm])"
@@ -334,7 +344,7 @@ def add_arguments(parser):
                         help=f"{QUICK_ROUNDS} rounds on at most {QUICK_ROWS} rows")
     parser.add_argument("--clients", default="",
                         help="sampling clients, comma-separated: goss, subsample<f>, "
-                             "colsample<f>, bagging<f> (e.g. goss,subsample0.5,colsample0.5), "
+                             "colsample<f>, bylevel<f>, bynode<f>, bagging<f> (e.g. goss,subsample0.5,colsample0.5), "
                              "each beside LightGBM's GOSS / bagging or XGBoost exact's "
                              "subsample / colsample_bytree")
     parser.add_argument("--json", type=Path, default=Path("results/gbm.json"))

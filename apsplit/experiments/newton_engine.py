@@ -52,7 +52,7 @@ def _named_passes(cols, rows, level, run, best, params, n_features):
         run.hess[:] = 0.0
         run.n_pos[:] = 0
         run.n_rows[:] = 0
-        run.missing[:] = True
+        run.visit[:] = True
         _pass(cols, rows, f, False, level, run, best, params, newton_score)
     return best.gain[0]
 

@@ -16,8 +16,21 @@ open nodes are slots 0..m-1 and every row of an open node carries its slot
    leave the open set.
 
 So a level costs O(open rows + stored entries of the candidate features), and
-a tree O(depth x entries), whatever the number of nodes.  A node becomes a
-leaf at ``max_depth`` or when no admissible split gains more than 1e-6.
+a tree O(depth x entries), whatever the number of nodes.
+
+Column sampling per level and per node (XGBoost's ``colsample_bylevel`` and
+``colsample_bynode``; ``ColumnDraw``): at every level a uniform draw without
+replacement of ``per_level`` of the tree's candidate features, then for every
+open node of the level (in slot order) a draw of ``per_node`` of the level's
+features.  The level scans the union of its nodes' features, and a node's
+candidates come only from its own (``scan_feature``'s ``allowed``).  The draws
+come from a splitmix64 stream seeded by ``ColumnDraw.seed``, so a tree is
+reproducible from it.  Without sampling (``per_level`` and ``per_node`` at
+least the number of candidates) nothing is drawn and every node takes every
+candidate.
+
+A node becomes a leaf at ``max_depth`` or when no admissible split gains more
+than 1e-6.
 
 ``prune`` then applies gamma as XGBoost's ``prune`` updater does: a node
 whose two children are leaves and whose gain is below gamma becomes a leaf,
@@ -66,7 +79,41 @@ class Tree(NamedTuple):
     sum_grad: np.ndarray        # G of every node
     n_node_samples: np.ndarray  # rows reaching the node
     parent: np.ndarray          # -1 at the root
+    node_features: np.ndarray   # candidate features of the node's split search (0: none)
     row_leaf: np.ndarray        # leaf of every row of the data (-1: not in the tree's rows)
+
+
+class ColumnDraw(NamedTuple):
+    """Features drawn per level and per node (``per_level`` >= the candidates: no draw)."""
+
+    per_level: int   # features of each level, drawn from the tree's candidates
+    per_node: int    # features of each node, drawn from its level's
+    seed: int        # of the splitmix64 stream (non-negative, below 2**63)
+
+
+NO_DRAW = ColumnDraw(2 ** 62, 2 ** 62, 0)
+
+
+@njit(cache=True)
+def _next_random(state):
+    """splitmix64: the next 64-bit value of the stream held in ``state[0]`` (uint64)."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def draw_features(pool, k, state):
+    """k of the sorted features ``pool``, uniformly without replacement (a partial
+    Fisher-Yates shuffle; each pick is ``next % remaining``), sorted."""
+    out = pool.copy()
+    n = out.shape[0]
+    for i in range(k):
+        j = i + np.int64(_next_random(state) % np.uint64(n - i))
+        out[i], out[j] = out[j], out[i]
+    return np.sort(out[:k])
 
 
 @njit(cache=True)
@@ -76,7 +123,8 @@ def _new_tree(capacity, n_rows):
                 np.zeros(capacity, np.bool_), np.full(capacity, LEAF, np.int64),
                 np.full(capacity, LEAF, np.int64), np.zeros(capacity), np.zeros(capacity),
                 np.zeros(capacity), np.zeros(capacity), np.zeros(capacity, np.int64),
-                np.full(capacity, -1, np.int64), np.full(n_rows, -1, np.int64))
+                np.full(capacity, -1, np.int64), np.zeros(capacity, np.int64),
+                np.full(n_rows, -1, np.int64))
 
 
 @njit(cache=True)
@@ -125,10 +173,10 @@ def level_stats(rows, active, m, params, score):
     return level
 
 
-def _grow(cols, gh, root_rows, features, params):
+def _grow(cols, gh, root_rows, features, params, draw):
     """Grow one tree on the rows ``root_rows`` (sorted) and the candidate ``features``
     (sorted): ``cols`` a ``newton_split.Columns``, ``gh`` the (n, 2) array of every
-    row's (g, h), ``params`` a ``newton_split.Params``.
+    row's (g, h), ``params`` a ``newton_split.Params``, ``draw`` a ``ColumnDraw``.
     Returns (Tree of ``params.capacity`` nodes, number of nodes).
 
     The criterion's jitted functions ``score(G, H, params)`` and ``weight(G, H,
@@ -145,6 +193,13 @@ def _grow(cols, gh, root_rows, features, params):
     slot_node = np.zeros(1, np.int64)
     split_on = np.zeros(n_features, np.bool_)
     n_nodes = 1
+    per_level = min(draw.per_level, features.shape[0])
+    per_node = min(draw.per_node, per_level)
+    by_level = per_level < features.shape[0]
+    by_node = per_node < per_level
+    state = np.full(1, np.uint64(draw.seed))
+    position_in_level = np.zeros(n_features, np.int64)
+    node_allowed = np.zeros((1, 1), np.bool_)  # [the feature's place in the level, slot]
     for depth in range(params.max_depth + 1):
         m = slot_node.shape[0]
         rows = Rows(gh, position)
@@ -159,8 +214,22 @@ def _grow(cols, gh, root_rows, features, params):
             break
         best = make_best(m)
         run = make_running(m)
-        for j in range(features.shape[0]):
-            scan_feature(cols, rows, features[j], level, run, best, params, score)
+        every_slot = np.ones(m, np.bool_)
+        scanned = draw_features(features, per_level, state) if by_level else features
+        if by_node:
+            for j in range(scanned.shape[0]):
+                position_in_level[scanned[j]] = j
+            node_allowed = np.zeros((scanned.shape[0], m), np.bool_)
+            for s in range(m):
+                for f in draw_features(scanned, per_node, state):
+                    node_allowed[position_in_level[f], s] = True
+        for s in range(m):
+            tree.node_features[slot_node[s]] = per_node
+        for j in range(scanned.shape[0]):
+            allowed = node_allowed[j] if by_node else every_slot
+            if by_node and not allowed.any():  # no node of the level drew this feature
+                continue
+            scan_feature(cols, rows, scanned[j], level, run, best, params, score, allowed)
         child_slot = np.full(m, -1, np.int64)  # the left child's slot; the right one's is next
         n_split = 0
         for s in range(m):
@@ -283,6 +352,7 @@ def compact(tree, n_nodes):
         out.cover[i] = tree.cover[node]
         out.sum_grad[i] = tree.sum_grad[node]
         out.n_node_samples[i] = tree.n_node_samples[node]
+        out.node_features[i] = tree.node_features[node]
         out.parent[i] = new_id[tree.parent[node]] if node > 0 else -1
     for r in range(tree.row_leaf.shape[0]):
         leaf = tree.row_leaf[r]
@@ -291,9 +361,9 @@ def compact(tree, n_nodes):
     return out
 
 
-def _grow_tree(cols, gh, root_rows, features, params):
+def _grow_tree(cols, gh, root_rows, features, params, draw):
     """``_grow``, then gamma pruning and compaction: the finished ``Tree``."""
-    tree, n_nodes = grow(cols, gh, root_rows, features, params)
+    tree, n_nodes = grow(cols, gh, root_rows, features, params, draw)
     prune(tree, n_nodes, params.gamma)
     return compact(tree, n_nodes)
 
@@ -333,4 +403,4 @@ def specialise(score, weight, name, cache=False):
 grow_newton = specialise(newton_score, newton_weight, "newton", cache=True)
 grow_newton.__doc__ = """XGBoost's Newton tree: ``_grow_tree`` with ``newton_score`` and ``newton_weight``.
 
-(cols, gh, root_rows, features, params) -> Tree; see ``_grow``."""
+(cols, gh, root_rows, features, params, draw) -> Tree; see ``_grow``."""

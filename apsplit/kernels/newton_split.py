@@ -148,7 +148,8 @@ class Running(NamedTuple):
     n_pos: np.ndarray
     n_rows: np.ndarray
     last: np.ndarray
-    missing: np.ndarray   # after the forward pass: the node has missing rows in the feature
+    visit: np.ndarray     # the slots a pass visits: the node may split on the feature (and,
+                          # for the backward pass after a forward one, has missing rows in it)
 
 
 class Best(NamedTuple):
@@ -258,8 +259,9 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
     At each present entry of an open node: if its value differs from the last one
     seen in the node, the candidate "the rows seen | the rest" is considered; then
     the row joins its node's running sums.  The backward pass skips the nodes that
-    ``run.missing`` marks as having no missing row (their candidates are the
-    forward pass's).  The loop body is written out here, on the arrays taken out
+    ``run.visit`` leaves out: those without a missing row (their candidates are the
+    forward pass's), and in both passes the nodes that may not split on ``f``
+    (``colsample_bynode``).  The loop body is written out here, on the arrays taken out
     of the named tuples once: a call per entry to a function of the tuples, or a
     field read per entry (or per candidate) of a tuple built in the caller, pays
     numba's reference counting of the arrays (measured 40-100x slower per entry;
@@ -269,7 +271,7 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
     col_rows, col_values = cols.rows, cols.values
     gh, position = rows.gh, rows.position
     run_grad, run_hess, run_pos, run_rows, last = run.grad, run.hess, run.n_pos, run.n_rows, run.last
-    missing = run.missing
+    visit = run.visit
     node_grad, node_hess, node_pos, node_score = level.grad, level.hess, level.n_pos, level.score
     tie, best_gain, best_feature = level.tie, best.gain, best.feature
     best_default, best_left, best_right = best.default_left, best.left_value, best.right_value
@@ -277,7 +279,7 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
         e = lo + i if forward else hi - 1 - i
         r = col_rows[e]
         s = position[r]
-        if s < 0 or not (forward or missing[s]):
+        if s < 0 or not visit[s]:
             continue
         v = col_values[e]
         if run_rows[s] > 0 and v != last[s]:
@@ -298,23 +300,23 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
 
 
 @njit(inline='always')
-def scan_feature(cols, rows, f, level, run, best, params, score):
-    """Every candidate split of feature ``f`` in every open slot, kept in ``best``.
+def scan_feature(cols, rows, f, level, run, best, params, score, allowed):
+    """Every candidate split of feature ``f`` in every open slot that may split on it
+    (``allowed[s]``), kept in ``best``.
 
     The forward pass (if ``cols.forward[f]``) then the backward pass; see the
     module docstring.  ``run`` is scratch of the level's size.
     """
     m = level.grad.shape[0]
+    run.visit[:] = allowed
     if cols.forward[f]:
         _reset(run)
         _pass(cols, rows, f, True, level, run, best, params, score)
         for s in range(m):
-            run.missing[s] = run.n_rows[s] < level.n_rows[s]
-            if run.n_rows[s] > 0 and run.missing[s]:
+            run.visit[s] = allowed[s] and run.n_rows[s] < level.n_rows[s]
+            if run.n_rows[s] > 0 and run.visit[s]:
                 gain = split_gain(level, s, run.grad[s], run.hess[s], run.n_pos[s], params, score)
                 _record(best, level, s, gain, f, False, run.last[s], np.inf)
-    else:
-        run.missing[:] = True
     _reset(run)
     _pass(cols, rows, f, False, level, run, best, params, score)
     for s in range(m):
