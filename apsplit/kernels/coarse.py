@@ -50,14 +50,13 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit
 
 from .criteria import ERROR, TIGHT, impurity, split_value
 
 MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
 ULP = 2.0 ** -53
 MAX_VERTEX_CLASSES = 4  # inner bounds enumerate the 2^C vertices up to this many classes
-THREADED_MIN_PAIRS = 1 << 16  # (row, feature) pairs from which a node's histogram is threaded
 
 CoarseBins = namedtuple("CoarseBins", [
     "codes",     # dense: (K, n) uint8 coarse bin of every example; sparse: empty
@@ -121,7 +120,8 @@ def _clear(coarse, feats, hist):
                 hist.weights[b, c] = 0.0
 
 
-def _build_dense(coarse, feats, index_order, w, y, hist):
+@njit(cache=True)
+def build_dense(coarse, feats, index_order, w, y, hist):
     """The node's coarse histogram of every candidate feature: per feature, its codes
     gathered for the node's rows (index order), then summed into its bins."""
     n = index_order.shape[0]
@@ -133,10 +133,10 @@ def _build_dense(coarse, feats, index_order, w, y, hist):
         y_node[p] = y[index_order[p]]
         total += w_node[p]
     _clear(coarse, feats, hist)
-    for j in prange(feats.shape[0]):  # features are independent: any thread order, same sums
+    gathered = np.empty(n, np.uint8)
+    for j in range(feats.shape[0]):
         k = feats[j]
         row = coarse.codes[k]
-        gathered = np.empty(n, np.uint8)
         for p in range(n):
             gathered[p] = row[index_order[p]]
         lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
@@ -147,20 +147,6 @@ def _build_dense(coarse, feats, index_order, w, y, hist):
             weights[b, y_node[p]] += w_node[p]
             counts[b] += 1
     hist.error[0] = (n + 2 * MAX_COARSE) * ULP * total
-
-
-build_dense_serial = njit(cache=True)(_build_dense)
-build_dense_threaded = njit(cache=True, parallel=True)(_build_dense)
-
-
-@njit(cache=True)
-def build_dense(coarse, feats, index_order, w, y, hist):
-    """``_build_dense`` on numba's threads (``numba.set_num_threads``) once the node has
-    ``THREADED_MIN_PAIRS`` (row, feature) pairs, else on one."""
-    if get_num_threads() > 1 and index_order.shape[0] * feats.shape[0] >= THREADED_MIN_PAIRS:
-        build_dense_threaded(coarse, feats, index_order, w, y, hist)
-    else:
-        build_dense_serial(coarse, feats, index_order, w, y, hist)
 
 
 @njit(cache=True)
@@ -301,44 +287,35 @@ def _refine_bins(coarse, k, hist, totals, crit, limit, prefix, left, right, refi
     return any_refined
 
 
-def _survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, refine):
+@njit(cache=True)
+def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, refine):
     """Positions in ``feats`` of the features that may hold the exhaustive search's
     split (module docstring), in order; categorical features always survive.
     ``refine`` (per global coarse bin) flags the bins whose inner splits may."""
     F = feats.shape[0]
     C = totals.shape[0]
+    left, right, prefix = np.empty(C), np.empty(C), np.empty(C)
     boundary = np.full(F, math.inf)
+    g = math.inf
     node_weight = 0.0
     for c in range(C):
         node_weight += totals[c]
-    for j in prange(F):
+    for j in range(F):
         if not categorical[feats[j]]:
             boundary[j] = _best_boundary(coarse, feats[j], hist, totals, n, crit, min_leaf,
-                                         np.empty(C), np.empty(C))
-    g = math.inf
-    for j in range(F):
-        g = min(g, boundary[j])
+                                         left, right)
+            g = min(g, boundary[j])
     limit = g + margin(C, hist.error[0], n, node_weight, tie)
-    kept = np.zeros(F, np.uint8)
-    for j in prange(F):
+    out = np.empty(F, np.int64)
+    kept = 0
+    for j in range(F):
         k = feats[j]
         if categorical[k]:
-            kept[j] = 1
-        elif _refine_bins(coarse, k, hist, totals, crit, limit, np.empty(C), np.empty(C),
-                          np.empty(C), refine) or boundary[j] <= limit:
-            kept[j] = 1
-    return np.flatnonzero(kept)
-
-
-survivors_serial = njit(cache=True)(_survivors)
-survivors_threaded = njit(cache=True, parallel=True)(_survivors)
-
-
-@njit(cache=True)
-def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, refine):
-    """``_survivors`` on numba's threads for nodes of ``THREADED_MIN_PAIRS`` pairs."""
-    if get_num_threads() > 1 and n * feats.shape[0] >= THREADED_MIN_PAIRS:
-        return survivors_threaded(coarse, feats, categorical, hist, totals, n, crit, min_leaf,
-                                  tie, refine)
-    return survivors_serial(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie,
-                            refine)
+            out[kept] = j
+            kept += 1
+            continue
+        refined = _refine_bins(coarse, k, hist, totals, crit, limit, prefix, left, right, refine)
+        if refined or boundary[j] <= limit:
+            out[kept] = j
+            kept += 1
+    return out[:kept]
