@@ -47,8 +47,9 @@ def test_every_model_and_size(outputs):
             assert [p["n"] for p in r["points"]] == list(SIZES)
             assert all(p["per_tree_seconds"] > 0 and p["trees"] >= 1 for p in r["points"])
             assert r["exponent"] is not None and r["exponent_7k_112k"] is None
-        assert [m["n"] for m in d["memory"]] == list(SIZES)
-        assert all(m["binned_bytes_per_entry"] > 0 for m in d["memory"])
+        assert [m["n"] for m in d["binned"]] == list(SIZES)
+        assert all(m["binned_bytes_per_entry"] > 0 and m["binning_seconds"] > 0
+                   for m in d["binned"])
     assert result["datasets"][0]["real_rows"] == 200  # 400 rows: a jittered copy
 
 

@@ -41,8 +41,9 @@ How the numbers are measured
 * Exponent: the slope of the least-squares line of log time on log n over the
   sizes >= ``fit_from`` (``exponent``) and over 7,000–112,000 rows
   (``exponent_7k_112k``, issue 14's range); None with fewer than two sizes.
-* Memory: ``binned_bytes``, the numpy arrays an ``apsplit.Dataset`` of the n
-  rows holds, per (row, feature); ``workspace_bytes``, its scratch arrays
+* Binned data (``binned``): the seconds to build an ``apsplit.Dataset`` of the
+  n rows once (part of every apsplit fit's time), the bytes of the numpy arrays
+  it holds, per (row, feature), and ``workspace_bytes``, its scratch arrays
   for the dataset's classes, per (row, feature); ``peak_rss_growth``: Linux's
   peak resident set (VmHWM, reset through /proc/self/clear_refs) over a fit,
   less the resident set before it, the most over the repeats, per row: a lower
@@ -202,12 +203,19 @@ def _reset_peak_rss():
         return None
 
 
-def _binned_memory(X, n_classes):
-    """(bytes of the numpy arrays an apsplit Dataset of X holds, bytes of its workspace)."""
+def _binned(X, n_classes):
+    """An apsplit Dataset of X: the seconds to build it, the bytes of the numpy arrays it
+    holds and of its workspace for ``n_classes``, each also per (row, feature)."""
+    start = time.perf_counter()
     ds = Dataset(X)
+    seconds = time.perf_counter() - start
     held = sum(v.nbytes for v in vars(ds).values() if isinstance(v, np.ndarray))
     with ds.workspace(n_classes) as work:
-        return held, sum(a.nbytes for a in work)
+        scratch = sum(a.nbytes for a in work)
+    entries = X.shape[0] * X.shape[1]
+    return {"n": int(X.shape[0]), "binning_seconds": seconds, "binned_bytes": held,
+            "binned_bytes_per_entry": held / entries, "workspace_bytes": scratch,
+            "workspace_bytes_per_entry": scratch / entries}
 
 
 # -- the run ----------------------------------------------------------------------------
@@ -266,7 +274,7 @@ def run_dataset(name, X, y, classes, *, sizes, layout, methods, trees, depth, re
             if t == 1 or spec["thread_parameter"] is not None]
     points = {(spec["model"], t): [] for spec, t in runs}
     skipped = {key: [] for key in points}
-    memory = []
+    binned = []
     warm_X, warm_sklearn, _ = _inputs(pool[:sizes[0]], layout)
     for spec in specs:  # load every library and kernel before any memory or time is measured
         spec["estimator"](1).fit(warm_sklearn if spec["sklearn_input"] else warm_X,
@@ -274,10 +282,7 @@ def run_dataset(name, X, y, classes, *, sizes, layout, methods, trees, depth, re
     for n in sizes:
         X_fit, X_sklearn, sklearn_input = _inputs(pool[:n], layout)
         y_fit = y_pool[:n]
-        held, work = _binned_memory(X_fit, n_classes)
-        entries = n * X_fit.shape[1]
-        memory.append({"n": n, "binned_bytes": held, "binned_bytes_per_entry": held / entries,
-                       "workspace_bytes": work, "workspace_bytes_per_entry": work / entries})
+        binned.append(_binned(X_fit, n_classes))
         for key, done in points.items():  # over budget at a smaller size: not run from here
             if skipped[key] or (done and done[-1]["fit_seconds"] > budget):
                 skipped[key].append(n)
@@ -306,7 +311,7 @@ def run_dataset(name, X, y, classes, *, sizes, layout, methods, trees, depth, re
                          "exponent_7k_112k": exponent(pts, *ISSUE_RANGE)})
     return {"dataset": name, "layout": layout, "real_rows": real_rows,
             "n_features": int(X.shape[1]), "n_classes": n_classes, "sizes": list(sizes),
-            "memory": memory, "models": rows, "unavailable": unavailable}
+            "binned": binned, "models": rows, "unavailable": unavailable}
 
 
 def _load(source, labels):
@@ -386,8 +391,9 @@ def format_table(result):
                                   for n in sizes])
         where = (f"{d['dataset']} ({d['layout']}, {d['n_features']} features, {d['n_classes']} "
                  f"classes; real rows up to {d['real_rows']:,}, jittered copies beyond)")
-        memory = [[f"{m['n']:,}", f"{m['binned_bytes_per_entry']:.2f}",
-                   f"{m['workspace_bytes_per_entry']:.2f}"] for m in d["memory"]]
+        memory = [[f"{m['n']:,}", f"{m['binning_seconds'] * 1e3:.3g}",
+                   f"{m['binned_bytes_per_entry']:.2f}", f"{m['workspace_bytes_per_entry']:.2f}"]
+                  for m in d["binned"]]
         rss = [[r["model"], *[_fmt(by_n[n]["peak_rss_growth_per_row"], ".0f") if n in by_n
                               else "-" for n in sizes]]
                for r in d["models"] if r["threads"] == 1
@@ -396,9 +402,10 @@ def format_table(result):
                    text_table(header, times, 2), "",
                    f"{d['dataset']} ({d['layout']}): per-tree time / LightGBM's with 1 thread",
                    text_table(header[:-2], ratios, 2), "",
-                   f"{d['dataset']} ({d['layout']}): apsplit's binned Dataset, bytes per "
-                   "(row, feature)",
-                   text_table(["rows", "binned arrays", "workspace"], memory, 1), "",
+                   f"{d['dataset']} ({d['layout']}): apsplit's binned Dataset (built inside "
+                   "every apsplit fit above)",
+                   text_table(["rows", "binning ms", "binned bytes / (row, feature)",
+                               "workspace bytes / (row, feature)"], memory, 1), "",
                    f"{d['dataset']} ({d['layout']}): peak RSS growth over the fits, bytes per row "
                    "(1 thread)",
                    text_table(["model", *[f"{n:,}" for n in sizes]], rss, 1), ""]
