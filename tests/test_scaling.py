@@ -96,5 +96,7 @@ def test_bad_arguments(argv, message, capsys):
 def test_odd_even_labels_need_integers():
     with pytest.raises(ValueError, match="odd-even"):
         scaling._labels(np.array([0, 1]), np.array(["a.", "b."]), "odd-even")
+    with pytest.raises(ValueError, match="one class"):
+        scaling._labels(np.array([0, 1]), np.array([-1, 1]), "odd-even")
     y, classes = scaling._labels(np.array([0, 1, 2]), np.array([3, 4, 7]), "odd-even")
     assert y.tolist() == [1, 0, 1] and classes.tolist() == ["even", "odd"]

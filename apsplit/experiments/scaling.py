@@ -45,16 +45,19 @@ How the numbers are measured
   n rows once (part of every apsplit fit's time), the bytes of the numpy arrays
   it holds, per (row, feature), and ``workspace_bytes``, its scratch arrays
   for the dataset's classes, per (row, feature); ``peak_rss_growth``: Linux's
-  peak resident set (VmHWM, reset through /proc/self/clear_refs) over a fit,
-  less the resident set before it, the most over the repeats, per row: a lower
-  bound on the fit's working memory (freed memory the allocator kept is not
-  counted again); None where the kernel offers no reset.
+  peak resident set (VmHWM, reset through /proc/self/clear_refs) over the
+  first timed fit at that size, less the resident set before it (after
+  ``gc.collect`` and glibc's ``malloc_trim`` gave freed memory back), per row:
+  the fit's working memory beyond what the process already held (the input
+  and the row pool); None where Linux's reset is missing.
 
 Used by ``python -m benchmarks.scaling``.
 """
 
 import argparse
+import ctypes
 import datetime
+import gc
 import os
 import platform
 import re
@@ -127,7 +130,10 @@ def _labels(y, classes, labels):
     except ValueError:
         raise ValueError(f"labels 'odd-even' need integer labels, got {classes[:3].tolist()}") \
             from None
-    return values % 2, np.array(["even", "odd"])
+    parity = values % 2
+    if np.unique(parity).size < 2:
+        raise ValueError(f"labels 'odd-even' leave one class (labels {classes.tolist()})")
+    return parity, np.array(["even", "odd"])
 
 
 def _inputs(X, layout):
@@ -140,18 +146,18 @@ def _inputs(X, layout):
 
 
 # -- models -----------------------------------------------------------------------------
-def _models(methods, trees, depth, threads, unavailable):
+def _models(methods, trees, depth, unavailable):
     """[{model, library, thread_parameter, estimator(threads), sklearn_input, numba}]."""
+    threaded = "n_jobs" in APBoostClassifier().get_params()
     models = []
     for method in methods:
         def apsplit(threads, method=method):
             estimator = APBoostClassifier(boosting="adaboost", n_estimators=trees,
                                           max_depth=depth, criterion="gini", method=method)
-            return estimator.set_params(n_jobs=threads) if "n_jobs" in estimator.get_params() \
-                else estimator
+            return estimator.set_params(n_jobs=threads) if threaded else estimator
         models.append({"model": f"apsplit {method}", "library": "apsplit", "numba": True,
-                       "thread_parameter": "n_jobs" if "n_jobs" in APBoostClassifier().get_params()
-                       else None, "estimator": apsplit, "sklearn_input": False})
+                       "thread_parameter": "n_jobs" if threaded else None,
+                       "estimator": apsplit, "sklearn_input": False})
     lightgbm, xgboost = _optional("lightgbm"), _optional("xgboost")
     if lightgbm is None:
         unavailable["LightGBM"] = "not installed (pip install apsplit[lightgbm])"
@@ -194,7 +200,13 @@ def _status_kib(field):
 
 
 def _reset_peak_rss():
-    """Reset Linux's peak resident set of this process; the resident bytes now, or None."""
+    """Give freed memory back to the system (glibc's malloc_trim), reset Linux's peak resident
+    set of this process; the resident bytes now, or None where there is no such reset."""
+    gc.collect()
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
     try:
         with open("/proc/self/clear_refs", "w") as refs:
             refs.write("5")
@@ -228,9 +240,10 @@ def exponent(points, low, high=float("inf")):
     return float(np.polyfit(n, seconds, 1)[0])
 
 
-def _fit_seconds(estimator, X, y):
-    """(wall seconds of ``estimator.fit(X, y)``, the peak RSS growth over it in bytes or None)."""
-    before = _reset_peak_rss()
+def _fit_seconds(estimator, X, y, measure_memory):
+    """(wall seconds of ``estimator.fit(X, y)``, the peak RSS growth over it in bytes, or None
+    if not ``measure_memory`` or not measurable)."""
+    before = _reset_peak_rss() if measure_memory else None
     start = time.perf_counter()
     estimator.fit(X, y)
     seconds = time.perf_counter() - start
@@ -247,13 +260,14 @@ def _measure_size(runs, inputs, y, repeats, n_classes):
             warm.fit(inputs[spec["sklearn_input"]], y)
     seconds = {(spec["model"], t): [] for spec, t in runs}
     growth, trees = {}, {}
-    for _ in range(repeats):
+    for repeat in range(repeats):
         for spec, threads in runs:
             key = (spec["model"], threads)
             estimator = spec["estimator"](threads)
-            elapsed, grew = _fit_seconds(estimator, inputs[spec["sklearn_input"]], y)
+            elapsed, grew = _fit_seconds(estimator, inputs[spec["sklearn_input"]], y,
+                                         measure_memory=repeat == 0)
             seconds[key].append(elapsed)
-            growth[key] = None if grew is None else max(grew, growth.get(key) or 0)
+            growth.setdefault(key, grew)
             trees[key] = _trees_grown(estimator, n_classes)
     n = len(y)
     return {key: {"n": n, "fit_seconds": min(s), "fit_seconds_repeats": s, "trees": trees[key],
@@ -269,7 +283,7 @@ def run_dataset(name, X, y, classes, *, sizes, layout, methods, trees, depth, re
     pool, y_pool = row_pool(X, y, max(sizes))
     n_classes = len(classes)
     unavailable = {}
-    specs = _models(methods, trees, depth, threads, unavailable)
+    specs = _models(methods, trees, depth, unavailable)
     runs = [(spec, t) for spec in specs for t in threads
             if t == 1 or spec["thread_parameter"] is not None]
     points = {(spec["model"], t): [] for spec, t in runs}
@@ -406,10 +420,10 @@ def format_table(result):
                    "every apsplit fit above)",
                    text_table(["rows", "binning ms", "binned bytes / (row, feature)",
                                "workspace bytes / (row, feature)"], memory, 1), "",
-                   f"{d['dataset']} ({d['layout']}): peak RSS growth over the fits, bytes per row "
+                   f"{d['dataset']} ({d['layout']}): peak RSS growth over the first timed fit, bytes per row "
                    "(1 thread)",
                    text_table(["model", *[f"{n:,}" for n in sizes]], rss, 1), ""]
-        skipped = [f"  {r['model']} ({r['threads']} threads): not run at {r['skipped_sizes']} "
+        skipped = [f"  {r['model']} ({_threads_text(r)} thread(s)): not run at {r['skipped_sizes']} "
                    f"(a fit took over {result['settings']['budget']} s)"
                    for r in d["models"] if r["skipped_sizes"] and not r["same_fits_as_one_thread"]]
         blocks += skipped + [f"  {k} unavailable: {v}" for k, v in d["unavailable"].items()]
