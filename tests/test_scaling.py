@@ -50,6 +50,9 @@ def test_every_model_and_size(outputs):
         assert [m["n"] for m in d["binned"]] == list(SIZES)
         assert all(m["binned_bytes_per_entry"] > 0 and m["binning_seconds"] > 0
                    for m in d["binned"])
+        for m in d["binned"]:  # 3 columns, the second empty: at most 2 stored a row if sparse
+            assert m["stored_entries"] == 3 * m["n"] if d["layout"] == "dense" else \
+                m["stored_entries"] <= 2 * m["n"]
     assert result["datasets"][0]["real_rows"] == 200  # 400 rows: a jittered copy
 
 

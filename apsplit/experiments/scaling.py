@@ -43,7 +43,8 @@ How the numbers are measured
   (``exponent_7k_112k``, issue 14's range); None with fewer than two sizes.
 * Binned data (``binned``): the seconds to build an ``apsplit.Dataset`` of the
   n rows once (part of every apsplit fit's time), the bytes of the numpy arrays
-  it holds, per (row, feature), and ``workspace_bytes``, its scratch arrays
+  it holds, per (row, feature) and per stored entry (the nonzeros of sparse
+  input), and ``workspace_bytes``, its scratch arrays
   for the dataset's classes, per (row, feature); ``peak_rss_growth``: Linux's
   peak resident set (VmHWM, reset through /proc/self/clear_refs) over the
   first timed fit at that size, less the resident set before it (after
@@ -225,8 +226,10 @@ def _binned(X, n_classes):
     with ds.workspace(n_classes) as work:
         scratch = sum(a.nbytes for a in work)
     entries = X.shape[0] * X.shape[1]
+    stored = X.nnz if sp.issparse(X) else entries
     return {"n": int(X.shape[0]), "binning_seconds": seconds, "binned_bytes": held,
-            "binned_bytes_per_entry": held / entries, "workspace_bytes": scratch,
+            "binned_bytes_per_entry": held / entries, "stored_entries": int(stored),
+            "binned_bytes_per_stored_entry": held / stored, "workspace_bytes": scratch,
             "workspace_bytes_per_entry": scratch / entries}
 
 
@@ -406,8 +409,8 @@ def format_table(result):
         where = (f"{d['dataset']} ({d['layout']}, {d['n_features']} features, {d['n_classes']} "
                  f"classes; real rows up to {d['real_rows']:,}, jittered copies beyond)")
         memory = [[f"{m['n']:,}", f"{m['binning_seconds'] * 1e3:.3g}",
-                   f"{m['binned_bytes_per_entry']:.2f}", f"{m['workspace_bytes_per_entry']:.2f}"]
-                  for m in d["binned"]]
+                   f"{m['binned_bytes_per_entry']:.2f}", f"{m['binned_bytes_per_stored_entry']:.2f}",
+                   f"{m['workspace_bytes_per_entry']:.2f}"] for m in d["binned"]]
         rss = [[r["model"], *[_fmt(by_n[n]["peak_rss_growth_per_row"], ".0f") if n in by_n
                               else "-" for n in sizes]]
                for r in d["models"] if r["threads"] == 1
@@ -419,15 +422,19 @@ def format_table(result):
                    f"{d['dataset']} ({d['layout']}): apsplit's binned Dataset (built inside "
                    "every apsplit fit above)",
                    text_table(["rows", "binning ms", "binned bytes / (row, feature)",
-                               "workspace bytes / (row, feature)"], memory, 1), "",
-                   f"{d['dataset']} ({d['layout']}): peak RSS growth over the first timed fit, bytes per row "
-                   "(1 thread)",
+                               "/ stored entry", "workspace bytes / (row, feature)"], memory, 1),
+                   "",
+                   f"{d['dataset']} ({d['layout']}): peak RSS growth over the first timed fit, "
+                   "bytes per row (1 thread)",
                    text_table(["model", *[f"{n:,}" for n in sizes]], rss, 1), ""]
-        skipped = [f"  {r['model']} ({_threads_text(r)} thread(s)): not run at {r['skipped_sizes']} "
-                   f"(a fit took over {result['settings']['budget']} s)"
+        skipped = [f"  {r['model']} ({_threads_text(r)} thread(s)): not run at "
+                   f"{r['skipped_sizes']} (a fit took over {result['settings']['budget']} s)"
                    for r in d["models"] if r["skipped_sizes"] and not r["same_fits_as_one_thread"]]
         blocks += skipped + [f"  {k} unavailable: {v}" for k, v in d["unavailable"].items()]
-    return "\n".join(blocks).rstrip()
+        blocks.append("")
+    blocks.append("threads 'k: 1 (no param)': the model has no thread parameter; the row repeats "
+                  "its 1-thread fits")
+    return "\n".join(blocks)
 
 
 def plot(result, path):
