@@ -103,3 +103,10 @@ def test_odd_even_labels_need_integers():
         scaling._labels(np.array([0, 1]), np.array([-1, 1]), "odd-even")
     y, classes = scaling._labels(np.array([0, 1, 2]), np.array([3, 4, 7]), "odd-even")
     assert y.tolist() == [1, 0, 1] and classes.tolist() == ["even", "odd"]
+
+
+def test_classes_of_a_subset_are_coded_contiguously():
+    codes, count = scaling._present_classes(np.array([5, 0, 5, 2]), "d")
+    assert codes.tolist() == [2, 0, 2, 1] and count == 3
+    with pytest.raises(ValueError, match="hold one class"):
+        scaling._present_classes(np.array([1, 1]), "d")

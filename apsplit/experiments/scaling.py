@@ -279,6 +279,15 @@ def _measure_size(runs, inputs, y, repeats, n_classes):
             for key, s in seconds.items()}
 
 
+def _present_classes(y, name):
+    """(y as codes 0..C-1 of the classes it holds, C): XGBoost wants them contiguous."""
+    present, codes = np.unique(y, return_inverse=True)
+    if present.size < 2:
+        raise ValueError(f"{name}: the first {y.size} rows (shuffled) hold one class; "
+                         "give larger --sizes")
+    return codes, int(present.size)
+
+
 def run_dataset(name, X, y, classes, *, sizes, layout, methods, trees, depth, repeats, threads,
                 budget, fit_from, progress=False):
     """The benchmark on one dataset (all its rows loaded); a JSON-ready dict."""
@@ -293,19 +302,19 @@ def run_dataset(name, X, y, classes, *, sizes, layout, methods, trees, depth, re
     skipped = {key: [] for key in points}
     binned = []
     warm_X, warm_sklearn, _ = _inputs(pool[:sizes[0]], layout)
+    warm_y, _ = _present_classes(y_pool[:sizes[0]], name)
     for spec in specs:  # load every library and kernel before any memory or time is measured
-        spec["estimator"](1).fit(warm_sklearn if spec["sklearn_input"] else warm_X,
-                                 y_pool[:sizes[0]])
+        spec["estimator"](1).fit(warm_sklearn if spec["sklearn_input"] else warm_X, warm_y)
     for n in sizes:
         X_fit, X_sklearn, sklearn_input = _inputs(pool[:n], layout)
-        y_fit = y_pool[:n]
-        binned.append(_binned(X_fit, n_classes))
+        y_fit, present = _present_classes(y_pool[:n], name)
+        binned.append({**_binned(X_fit, present), "classes": present})
         for key, done in points.items():  # over budget at a smaller size: not run from here
             if skipped[key] or (done and done[-1]["fit_seconds"] > budget):
                 skipped[key].append(n)
         active = [(spec, t) for spec, t in runs if not skipped[(spec["model"], t)]]
         measured = _measure_size(active, {False: X_fit, True: X_sklearn}, y_fit, repeats,
-                                 n_classes)
+                                 present)
         for key, point in measured.items():
             points[key].append(point)
             if progress:
