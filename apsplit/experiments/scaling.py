@@ -76,7 +76,8 @@ from ..dataset import Dataset
 from ..finders import available_finders
 from .loaders import BUNDLED, FORMATS, load_bundled, load_file
 from .paper import _list_type, parse_list
-from .report import count, panel_grid, publish, require_plotting, text_table
+from .report import (add_output_arguments, count, panel_grid, publish, require_plotting,
+                     text_table)
 from .stock import WARMUP_ROUNDS, _adaboost, _optional
 
 __all__ = ["DEFAULTS", "QUICK", "LABELS", "LAYOUTS", "row_pool", "run", "run_dataset",
@@ -543,10 +544,7 @@ def add_arguments(parser, json_default="results/scaling.json", plot_default="res
     parser.add_argument("--quick", action="store_true",
                         help="a smoke test: small sizes, few trees, one repeat unless given")
     parser.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
-    parser.add_argument("--json", type=Path, default=Path(json_default),
-                        help=f"where to write the results (default {json_default})")
-    parser.add_argument("--plot", type=Path, default=Path(plot_default),
-                        help=f"where to write the log-log plot (default {plot_default})")
+    add_output_arguments(parser, json_default, plot_default, "the log-log plot")
 
 
 def report(args, parser):
