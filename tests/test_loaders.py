@@ -153,3 +153,18 @@ def test_npz_and_idx_errors(tmp_path):
     (tmp_path / "b-labels-idx1-ubyte.gz").write_bytes(b"")
     with pytest.raises(ValueError, match="not an idx file"):
         load_file(tmp_path / "b-images-idx3-ubyte.gz", "idx")
+
+
+def test_kdd_text_columns(tmp_path):
+    """KDD Cup 99's layout: text columns (and labels) coded by their values in sorted order."""
+    with gzip.open(tmp_path / "kdd.gz", "wt") as out:
+        out.write("0,tcp,http,1.5,normal.\n2,udp,smtp,0,smurf.\n1,icmp,http,3,normal.\n")
+    X, y, classes = load_file(tmp_path / "kdd.gz", "kdd")
+    np.testing.assert_array_equal(X, [[0, 1, 0, 1.5], [2, 2, 1, 0], [1, 0, 0, 3]])
+    assert classes.tolist() == ["normal.", "smurf."] and y.tolist() == [0, 1, 0]
+    (tmp_path / "short.kdd").write_text("1,tcp,0\n2,udp\n")
+    with pytest.raises(ValueError, match="short.kdd"):
+        load_file(tmp_path / "short.kdd", "kdd")
+    (tmp_path / "one.kdd").write_text("1\n")
+    with pytest.raises(ValueError, match="one.kdd"):
+        load_file(tmp_path / "one.kdd", "kdd")

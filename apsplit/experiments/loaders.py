@@ -9,6 +9,7 @@ sets are read from a file the user has: ``load_file(path, format)``.
 
 import bz2
 import gzip
+import itertools
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -19,7 +20,7 @@ from sklearn.datasets import load_svmlight_file
 __all__ = ["BUNDLED", "BundledSet", "load_bundled", "load_satimage", "load_file", "FORMATS",
            "DataFileNotFoundError"]
 
-FORMATS = ("svm", "uci", "tsv", "npz", "idx")
+FORMATS = ("svm", "uci", "tsv", "npz", "idx", "kdd")
 
 
 class DataFileNotFoundError(FileNotFoundError, ValueError):
@@ -65,6 +66,44 @@ def _read_table(lines, source, delimiter, label_first):
 def _read_uci(lines, source):
     """Whitespace- or comma-separated numbers, label last."""
     return _read_table((line.replace(",", " ") for line in lines), source, None, label_first=False)
+
+
+def _read_kdd(lines, source):
+    """Comma-separated, label last, some columns text (KDD Cup 99: protocol, service, flag, and
+    the label): every text column, found from the first line, is coded 0..m-1 by its values in
+    sorted order."""
+    lines = iter(lines)
+    first = next(lines, "")
+    fields = first.strip().split(",")
+    if len(fields) < 2:
+        raise ValueError(f"{source}: needs a label column and at least one feature column")
+    text = [j for j, field in enumerate(fields) if not _is_number(field)]
+    seen = {j: {} for j in text}
+
+    def coder(j):
+        codes = seen[j]
+        return lambda value: codes.setdefault(value, len(codes))
+    try:
+        table = np.loadtxt(itertools.chain([first], lines), delimiter=",", ndmin=2,
+                           converters={j: coder(j) for j in text}, encoding="utf-8")
+    except ValueError as exc:
+        raise ValueError(f"{source}: not a comma-separated table of the first line's columns: "
+                         f"{exc}") from None
+    for j, codes in seen.items():  # first-seen codes -> sorted-value codes
+        names = np.array(list(codes))
+        table[:, j] = np.argsort(np.argsort(names))[table[:, j].astype(np.int64)]
+    label = table[:, -1]
+    if len(fields) - 1 in seen:
+        label = np.array(sorted(seen[len(fields) - 1]))[label.astype(np.int64)]
+    return _encode(table[:, :-1], label)
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _open_text(path):
@@ -157,6 +196,8 @@ def load_file(path, format, n_features=None):
              "tsv"  tab-separated numbers, label first
              "npz"  numpy archive with arrays X and y (e.g. MNIST's training set)
              "idx"  MNIST's idx images file, its labels file beside it
+             "kdd"  comma-separated, label last, text columns coded by sorted value
+                    (KDD Cup 99's protocol, service and flag; its labels such as "normal.")
     """
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r} for {path}; choose one of {list(FORMATS)}")
@@ -178,4 +219,6 @@ def load_file(path, format, n_features=None):
     with _open_text(path) as lines:
         if format == "uci":
             return _read_uci(lines, path)
+        if format == "kdd":
+            return _read_kdd(lines, path)
         return _read_table(lines, path, "\t", label_first=True)

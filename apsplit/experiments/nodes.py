@@ -34,7 +34,8 @@ from .. import __version__, lower_bounds
 from ..dataset import Dataset
 from ..finders import Adaptive, find_split, weight_order
 from .loaders import BUNDLED, load_bundled
-from .report import count, panel_grid, progress_bar, publish, text_table, timed
+from .report import (add_output_arguments, count, panel_grid, progress_bar, publish, text_table,
+                     timed)
 
 __all__ = ["DEFAULT_DATASETS", "DEFAULTS", "QUICK_DEFAULTS", "METHODS", "run", "boosting_weights",
            "tree_nodes", "real_nodes", "bench_node", "format_table", "plot", "add_arguments",
@@ -260,10 +261,7 @@ def add_arguments(parser, json_default, plot_default):
     parser.add_argument("--depth", type=count(1), default=1,
                         help="benchmark every node a tree of this depth splits (default 1: the root only)")
     parser.add_argument("--quick", action="store_true", help="fewer rounds and repeats (for CI)")
-    parser.add_argument("--json", type=Path, default=Path(json_default),
-                        help=f"where to write the results (default {json_default})")
-    parser.add_argument("--plot", type=Path, default=Path(plot_default),
-                        help=f"where to write the bar chart (default {plot_default})")
+    add_output_arguments(parser, json_default, plot_default, "the bar chart")
 
 
 def add_dataset_arguments(parser):

@@ -55,7 +55,8 @@ from ..adapters import AdaBoost, LazyBoost, WeightTrimmingBoost
 from ..dataset import Dataset
 from ..finders import available_finders
 from .loaders import BUNDLED, FORMATS, load_bundled, load_file
-from .report import count, figure_class, progress_bar, require_plotting, text_table, write_json
+from .report import (add_output_arguments, count, figure_class, progress_bar, require_plotting,
+                     text_table, write_json)
 
 __all__ = ["METHODS", "LOWER_BOUNDS", "CHECKPOINTS", "CLIENT_FORMS", "parse_client", "parse_list",
            "load_data", "first_rows", "run", "format_table", "plot", "add_arguments", "report"]
@@ -556,10 +557,7 @@ def add_arguments(parser, *, data, rounds_default, quick_rounds, json_default, p
     parser.add_argument("--quick", action="store_true",
                         help=f"a smoke test: {quick_rounds} rounds and at most 1000 rows unless given")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--json", type=Path, default=Path(json_default),
-                        help=f"where to write the results (default {json_default})")
-    parser.add_argument("--plot", type=Path, default=Path(plot_default),
-                        help=f"where to write the figures (default {plot_default})")
+    add_output_arguments(parser, json_default, plot_default, "the figures")
 
 
 def report(args, parser, data=None, rounds_default=500, quick_rounds=10):

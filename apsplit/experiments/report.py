@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 __all__ = ["timed", "text_table", "write_json", "publish", "progress_bar", "figure_class",
-           "require_plotting", "panel_grid", "count", "BENCH_EXTRA"]
+           "require_plotting", "panel_grid", "count", "add_output_arguments", "BENCH_EXTRA"]
 
 
 def timed(call, repeats):
@@ -93,6 +93,14 @@ def count(minimum):
             raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text}")
         return value
     return parse
+
+
+def add_output_arguments(parser, json_default, plot_default, plot_what):
+    """``--json`` and ``--plot``: where a benchmark writes its results and its ``plot_what``."""
+    parser.add_argument("--json", type=Path, default=Path(json_default),
+                        help=f"where to write the results (default {json_default})")
+    parser.add_argument("--plot", type=Path, default=Path(plot_default),
+                        help=f"where to write {plot_what} (default {plot_default})")
 
 
 def publish(result, table, plot_result, json_path, plot_path, has_results=True):

@@ -70,7 +70,8 @@ from ..finders import available_finders
 from .loaders import BUNDLED, load_bundled
 from .nodes import selected_datasets
 from .paper import parse_list
-from .report import count, panel_grid, require_plotting, text_table, write_json
+from .report import (add_output_arguments, count, panel_grid, require_plotting, text_table,
+                     write_json)
 
 __all__ = ["DEFAULT_DATASETS", "DEFAULTS", "QUICK_ROUNDS", "QUICK_ROWS", "CRITERIA",
            "load_split", "run", "run_dataset", "format_table", "plot", "add_arguments", "report"]
@@ -439,10 +440,7 @@ def add_arguments(parser, json_default="results/stock.json", plot_default="resul
                         help=f"a smoke test: {QUICK_ROUNDS} rounds and at most {QUICK_ROWS} rows "
                              "unless given")
     parser.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
-    parser.add_argument("--json", type=Path, default=Path(json_default),
-                        help=f"where to write the results (default {json_default})")
-    parser.add_argument("--plot", type=Path, default=Path(plot_default),
-                        help=f"where to write the bar chart (default {plot_default})")
+    add_output_arguments(parser, json_default, plot_default, "the bar chart")
 
 
 def report(args, parser):
