@@ -162,7 +162,14 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
             continue
         seg_w = by_weight[start:end]
         seg_i = by_index[start:end]
-        if prefiltered:
+        if prefiltered and not cs.pays(bin_offsets, feats, end - start):
+            if slot_of[node] >= 0:  # nor will it below: the plain search from here down
+                free.append(slot_of[node])
+                slot_of[node] = -1
+            best, lr, rr, _, total, _, _, left_codes, _ = run(method, params, data, work, seg_w,
+                                                              seg_i, w, y, C, feats, crit, bounds,
+                                                              min_leaf)
+        elif prefiltered:
             ready = slot_of[node] >= 0
             if not ready and len(free) > 0:
                 slot_of[node] = free.pop()

@@ -53,10 +53,12 @@ import numpy as np
 from numba import njit
 
 from .criteria import ERROR, TIGHT, impurity, split_value
+from .stats import DENSE_RATIO
 
 MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
 ULP = 2.0 ** -53
 MAX_VERTEX_CLASSES = 4  # inner bounds enumerate the 2^C vertices up to this many classes
+PAYS_MEAN_BINS = 2048  # the prefilter pays once a node's scans would visit this many bins per feature
 
 CoarseBins = namedtuple("CoarseBins", [
     "codes",     # dense: (K, n) uint8 coarse bin of every example; sparse: empty
@@ -95,6 +97,18 @@ def group_ranks(counts, max_bins):
         out[r] = b
         filled += counts[r]
     return out
+
+
+@njit(cache=True)
+def pays(bin_offsets, feats, n):
+    """Whether the prefilter is worth its histograms at a node of n rows: the search
+    without it scans up to min(values, DENSE_RATIO n) bins per feature (``stats``),
+    on average at least PAYS_MEAN_BINS of them.  Measured: below, on higgs7k's 7,000
+    rows and on a8a's two-valued sparse features, the plain search was faster."""
+    total = 0
+    for j in range(feats.shape[0]):
+        total += min(bin_offsets[feats[j] + 1] - bin_offsets[feats[j]], DENSE_RATIO * n)
+    return total >= PAYS_MEAN_BINS * feats.shape[0]
 
 
 def no_coarse_bins():

@@ -639,7 +639,8 @@ def run(method, params, data, work, order, index_order, w, y, n_classes, feats, 
 def run_exhaustive(params, data, work, order, index_order, w, y, n_classes, feats, crit, bounds,
                    min_leaf, coarse, hist, hist_ready):
     """``run`` of the exhaustive search, prefiltered by the node's coarse histogram
-    ``hist`` (built here unless ``hist_ready``): the same split and score, computed
+    ``hist`` (built here unless ``hist_ready``; without it, the plain search where
+    ``coarse.pays`` says it does not pay): the same split and score, computed
     canonically on the features ``coarse.survivors`` keeps (dense numeric ones by
     ``refine.refined_best``, only where they can win).  Every feature is still
     assessed on every example (its coarse bin) and scanned once (its coarse bins);
@@ -647,6 +648,9 @@ def run_exhaustive(params, data, work, order, index_order, w, y, n_classes, feat
     is_sparse, categorical = data[0], data[10]
     n = index_order.shape[0]
     F = feats.shape[0]
+    if not hist_ready and not cs.pays(data[2], feats, n):
+        return run(EXHAUSTIVE, params, data, work, order, index_order, w, y, n_classes, feats,
+                   crit, bounds, min_leaf)
     if not hist_ready:
         if is_sparse:
             cs.build_sparse(coarse, feats, candidate_slots(feats, coarse.offsets.shape[0] - 1),
