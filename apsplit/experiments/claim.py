@@ -118,11 +118,12 @@ def plot(result, path):
     """AP/QB CPU against AP/bound, one point per cell; the claim's region is the lower left."""
     fig = figure_class()(figsize=(6.5, 4.5), layout="constrained")
     ax = fig.subplots()
-    names = list(dict.fromkeys(c["dataset"] for c in result["cells"]))
+    names = list(dict.fromkeys((c["dataset"], c["rows"]) for c in result["cells"]))
     for c in result["cells"]:
         x, y = c["bound_ratio"], c["cpu_ratio"]
-        ax.scatter([x], [y], color=f"C{names.index(c['dataset'])}",
-                   label=c["dataset"] if c["client"] == result["clients"][0] else None)
+        key = c["dataset"], c["rows"]
+        ax.scatter([x], [y], color=f"C{names.index(key)}",
+                   label=f"{key[0]} ({key[1]} rows)" if c["client"] == result["clients"][0] else None)
         ax.annotate(c["client"], (x, y), fontsize=7, xytext=(4, 2), textcoords="offset points")
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.axvline(result["bound_slack"], color="grey", lw=0.8, ls="--")
