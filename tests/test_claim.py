@@ -68,3 +68,8 @@ def test_command_writes_table_json_and_plot(tmp_path, capsys):
     saved = json.loads(out.read_text())
     assert [c["client"] for c in saved["cells"]] == ["adaboost", "lazy0.5"]
     assert (tmp_path / "c.png").stat().st_size > 0
+
+
+def test_the_claim_needs_both_adaptive_and_quick():
+    with pytest.raises(ValueError, match="both must be in methods"):
+        claim.run([], methods=("adaptive", "exhaustive"))
