@@ -1,6 +1,6 @@
 """Adaptive's batch sizes: assessments against CPU time, side by side with
-exhaustive search and Quick Boost (``Adaptive(min_step_examples=e)`` for each
-e of ``--steps``; e = 0 is the default adaptive).  The benchmark itself is
+exhaustive search, Quick Boost and the default adaptive, whose floor is chosen per node
+(``Adaptive(min_step_examples=e)`` for each e of ``--steps``).  The benchmark itself is
 apsplit.experiments.steps.  From the repository root:
 
     python -m benchmarks.steps --data satimage

@@ -20,11 +20,14 @@ def test_larger_batches_assess_more_and_every_finder_grows_the_same_trees(tmp_pa
                        steps=(0.0, 1 / 8, 1.0))
     assert result["agree"]
     by = {row["method"]: row for row in result["rows"]}
-    assert set(by) == {"exhaustive", "quick", "adaptive", "adaptive[e=1/8]", "adaptive[e=1]"}
+    assert set(by) == {"exhaustive", "quick", "adaptive", "adaptive[e=0]", "adaptive[e=1/8]",
+                       "adaptive[e=1]"}
     counts = [by[steps.finder_name(e)]["assessments"] for e in (0.0, 1 / 8, 1.0)]
     assert result["weight_order"] <= counts[0] <= counts[1] <= counts[2]
     assert counts[2] <= by["exhaustive"]["assessments"]
     assert counts[0] < counts[2]  # the steps matter
+    # the default's floor lies between none and the largest
+    assert counts[0] <= by["adaptive"]["assessments"] <= counts[2]
     assert_same_registry(registry)
     table = steps.format_table(result)
     assert "weight-order bound" in table and "every finder grew the same trees" in table

@@ -15,7 +15,8 @@ How the numbers are measured
   (bit for bit) and so must the trees' splits.  ``run`` reports the outcome
   in ``result["agree"]``; the command line exits with status 1 if it fails.
 * CPU seconds: ``time.process_time()`` around ``fit`` of a run that computes
-  no lower bound (the minimum over ``repeats`` fits).  Binning (building the
+  no lower bound (the minimum over ``repeats`` fits; within each repeat the
+  methods take turns, so a change in the machine's load falls on all of them).  Binning (building the
   ``apsplit.Dataset``) is done once, before, and reported on its own
   (``binning_cpu_seconds``): boosting reuses it, and it is the same for every
   method.  Every method first fits one round, untimed, and so does one fit
@@ -277,12 +278,15 @@ def run(X, y, *, dataset="data", X_test=None, y_test=None, clients=("adaboost",)
             _signature(reference)
         mismatches = []
         client_runs = []
-        for method in methods:
-            cpu_times = []
-            for _ in range(int(repeats)):
+        cpu_times, last = {method: [] for method in methods}, {}  # last: (model, wall s)
+        for _ in range(int(repeats)):  # the finders take turns, so each repeat sees the same load
+            for method in methods:
                 bar.start(f"{spec} {method}")
                 model, cpu, wall = fit(spec, method)
-                cpu_times.append(cpu)
+                cpu_times[method].append(cpu)
+                last[method] = model, wall
+        for method in methods:
+            model, wall = last[method]
             history = model.history_
             errors = [h["train_error"] for h in history]
             if errors != expected_errors:
@@ -298,9 +302,9 @@ def run(X, y, *, dataset="data", X_test=None, y_test=None, clients=("adaboost",)
             assessments = [int(h["assessments"]) for h in history]
             client_runs.append({
                 "client": spec, "method": method, "assessments": assessments,
-                "cpu_seconds": min(cpu_times), "train_error": errors, "test_error": test_error,
-                "lower_bounds": lbs,
-                "total_assessments": sum(assessments), "cpu_seconds_repeats": cpu_times,
+                "cpu_seconds": min(cpu_times[method]), "train_error": errors,
+                "test_error": test_error, "lower_bounds": lbs,
+                "total_assessments": sum(assessments), "cpu_seconds_repeats": cpu_times[method],
                 "wall_seconds": wall, "finder_seconds": float(sum(h["seconds"] for h in history)),
                 "rounds_run": len(history),
                 "below_weight_order": [i + 1 for i, (a, b) in enumerate(zip(assessments,

@@ -4,12 +4,12 @@ The best-first adaptive finder re-scans a feature's values after every
 batch.  Small batches keep its assessments near the weight-order lower bound
 but cost many re-scans; ``Adaptive(min_step_examples=e)`` makes every batch
 (before the optimum is known) hold at least a fraction e of the feature's
-unseen examples.  For each e, AdaBoost grows the paper's trees with
-``Adaptive(min_step_examples=e)`` (``paper.run``: every finder grows
-the same trees, checked; CPU seconds of each fit measured in the same run),
-and the table puts its total assessments against the weight-order bound and
-its CPU seconds against exhaustive search's.  Used by
-``python -m benchmarks.steps``.
+unseen examples.  For each fixed e, and for the default ``Adaptive()``
+(which chooses e per node, ``kernels.search.examples_floor``), AdaBoost grows
+the paper's trees (``paper.run``: every finder grows the same trees, checked;
+CPU seconds of each fit measured in the same run), and the table puts each
+finder's total assessments against the weight-order bound and its CPU
+seconds against exhaustive search's.  Used by ``python -m benchmarks.steps``.
 """
 
 from fractions import Fraction
@@ -30,8 +30,9 @@ def step_label(step):
 
 
 def finder_name(step):
-    """The name of ``Adaptive(min_step_examples=step)`` in a run's results."""
-    return "adaptive" if step == 0 else f"adaptive[e={step_label(step)}]"
+    """The name of ``Adaptive(min_step_examples=step)`` in a run's results (the default
+    ``Adaptive()``, the floor chosen per node, is "adaptive")."""
+    return f"adaptive[e={step_label(step)}]"
 
 
 def run(X, y, name="data", rounds=500, depth=3, steps=STEPS, client="adaboost", repeats=1,
@@ -39,7 +40,7 @@ def run(X, y, name="data", rounds=500, depth=3, steps=STEPS, client="adaboost", 
     """{"dataset", "client", "rounds", "depth", "weight_order", "rows": [{"method", "step",
     "cpu_seconds", "assessments"}], "agree", "paper": the paper benchmark's result}."""
     # finder objects by name, not registered: the registry is neither read nor changed
-    finders = {"exhaustive": Exhaustive(), "quick": Quick(),
+    finders = {"exhaustive": Exhaustive(), "quick": Quick(), "adaptive": Adaptive(),
                **{finder_name(step): Adaptive(min_step_examples=step) for step in steps}}
     result = paper.run(X, y, dataset=name, clients=(client,), methods=list(finders), depth=depth,
                        rounds=rounds, repeats=repeats, progress=progress, finders=finders)
