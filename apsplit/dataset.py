@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .kernels.build import threshold_of
-from .kernels.coarse import MAX_COARSE, CoarseBins, group_ranks
+from .kernels.coarse import MAX_COARSE, PAYS_VALUES_PER_BIN, CoarseBins, group_ranks
 
 __all__ = ["Dataset", "dense_matrix"]
 
@@ -100,16 +100,24 @@ class Dataset:
         Columns whose distinct values are unordered categories.  Dense X only.
     coarse_bins : int, 2 to 256 (default 256)
         At most this many coarse bins per feature for the exhaustive search's
-        prefilter (``kernels.coarse``): a matter of speed only, every split
-        found is the same whatever it is.
+        prefilter (``kernels.coarse``).
+    prefilter : "auto" (default), True or False
+        Where the exhaustive search uses the prefilter: "auto" at nodes whose
+        plain scans would visit 8 values per coarse bin on average
+        (``kernels.coarse.pays``), True at every node, False at none.
+
+    Both are a matter of speed only: every split found is the same whatever they are.
     """
 
-    def __init__(self, X, categorical_features=None, coarse_bins=MAX_COARSE):
+    def __init__(self, X, categorical_features=None, coarse_bins=MAX_COARSE, prefilter="auto"):
         if isinstance(coarse_bins, bool) or not isinstance(coarse_bins, (int, np.integer)) \
                 or not 2 <= coarse_bins <= MAX_COARSE:
             raise ValueError(f"coarse_bins must be an integer from 2 to {MAX_COARSE}, "
                              f"got {coarse_bins!r}")
+        if not any(prefilter is choice for choice in (True, False)) and prefilter != "auto":
+            raise ValueError(f"prefilter must be 'auto', True or False, got {prefilter!r}")
         self.max_coarse_bins = int(coarse_bins)
+        self.prefilter = prefilter
         if sp.issparse(X):
             self._bin_sparse(X)
         else:
@@ -243,7 +251,10 @@ class Dataset:
             codes = np.empty((K, n), np.uint8)
             for k in range(K):
                 codes[k] = of_rank[self.bin_offsets[k] + self.codes[k]]
-        return CoarseBins(codes, csr_bins, zero_bin, offsets, span, of_rank.astype(np.uint8))
+        min_mean_bins = {True: 0, False: np.iinfo(np.int64).max // (K + 1)}.get(
+            self.prefilter, PAYS_VALUES_PER_BIN * B)
+        return CoarseBins(codes, csr_bins, zero_bin, offsets, span, of_rank.astype(np.uint8),
+                          min_mean_bins)
 
     # ---------------------------------------------------------------- queries
     @property

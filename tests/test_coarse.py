@@ -59,6 +59,31 @@ def test_coarse_bins_must_be_an_integer_from_2_to_256(bad):
         apsplit.Dataset(np.zeros((3, 1)), coarse_bins=bad)
 
 
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_prefilter_must_be_auto_true_or_false(bad):
+    with pytest.raises(ValueError, match="prefilter must be 'auto', True or False"):
+        apsplit.Dataset(np.zeros((3, 1)), prefilter=bad)
+
+
+def test_auto_prefilters_where_the_plain_scans_are_long():
+    """"auto": the plain search at a8a's two-valued features and small nodes, the prefilter
+    on 56,000 continuous rows (8 values per coarse bin on average); the same split."""
+    X, y, _ = load_bundled("a8a")
+    split = apsplit.find_split(apsplit.Dataset(X), y, criterion="gini", method="exhaustive")
+    assert split.scans == X.shape[1]
+    X, y, _ = load_bundled("higgs7k")
+    rng = np.random.default_rng(0)
+    X = np.vstack([X * (1 + 1e-6 * rng.uniform(-1, 1, X.shape)) for _ in range(8)])
+    y = np.tile(y, 8)
+    splits = {mode: apsplit.find_split(apsplit.Dataset(X, prefilter=mode), y, criterion="gini",
+                                       method="exhaustive") for mode in ("auto", True, False)}
+    F = X.shape[1]
+    assert F < splits["auto"].scans <= F + 3 and splits[False].scans == F
+    for mode in (True, False):
+        assert (splits[mode].feature, splits[mode].threshold, splits[mode].score) == \
+            (splits["auto"].feature, splits["auto"].threshold, splits["auto"].score)
+
+
 # ------------------------------------------------------------ the inner bound
 @settings(max_examples=scaled(1.0))
 @given(st.integers(2, 5), st.sampled_from(sorted(CRITERIA)), st.data())
@@ -94,7 +119,8 @@ def test_prefiltered_trees_are_the_unfiltered_trees(node, max_depth, setting, B,
     criterion, bounds = setting
     options = dict(max_depth=max_depth, criterion=criterion, bounds=bounds, rows=node.rows,
                    features=node.features, min_samples_leaf=min_leaf)
-    tree = apsplit.grow_tree(apsplit.Dataset(node.matrix(), coarse_bins=B), node.y, node.w,
+    tree = apsplit.grow_tree(apsplit.Dataset(node.matrix(), coarse_bins=B, prefilter=True),
+                             node.y, node.w,
                              method="exhaustive", **options)
     reference = apsplit.grow_tree(apsplit.Dataset(node.matrix()), node.y, node.w,
                                   method=UNFILTERED, **options)
@@ -110,7 +136,7 @@ def test_prefiltered_trees_on_higgs7k(criterion, fmt):
     X = X[:3000] if fmt is None else sp.csr_matrix(np.where(np.abs(X[:3000]) < 0.5, 0.0, X[:3000]))
     y = y[:3000]
     w = boosting_weights(len(y), seed=1)
-    ds = apsplit.Dataset(X)
+    ds = apsplit.Dataset(X, prefilter=True)
     tree = apsplit.grow_tree(ds, y, w, max_depth=5, criterion=criterion, method="exhaustive")
     assert_same_tree(tree, apsplit.grow_tree(ds, y, w, max_depth=5, criterion=criterion,
                                              method=UNFILTERED))

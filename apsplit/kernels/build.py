@@ -162,7 +162,7 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
             continue
         seg_w = by_weight[start:end]
         seg_i = by_index[start:end]
-        if prefiltered and not cs.pays(bin_offsets, feats, end - start):
+        if prefiltered and not cs.pays(coarse, bin_offsets, feats, end - start):
             if slot_of[node] >= 0:  # nor will it below: the plain search from here down
                 free.append(slot_of[node])
                 slot_of[node] = -1

@@ -58,7 +58,7 @@ from .stats import DENSE_RATIO
 MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
 ULP = 2.0 ** -53
 MAX_VERTEX_CLASSES = 4  # inner bounds enumerate the 2^C vertices up to this many classes
-PAYS_MEAN_BINS = 2048  # the prefilter pays once a node's scans would visit this many bins per feature
+PAYS_VALUES_PER_BIN = 8  # prefilter="auto": once the plain scans would visit 8 values per coarse bin
 
 CoarseBins = namedtuple("CoarseBins", [
     "codes",     # dense: (K, n) uint8 coarse bin of every example; sparse: empty
@@ -67,6 +67,7 @@ CoarseBins = namedtuple("CoarseBins", [
     "offsets",   # (K + 1) int64: feature k's coarse bins are offsets[k]:offsets[k + 1]
     "span",      # per global coarse bin, how many exact ranks (distinct values) it holds
     "of_rank",   # per exact bin (Dataset.bin_offsets layout), its coarse bin within its feature
+    "min_mean_bins",  # the prefilter runs where the plain scans average this many bins (``pays``)
 ])
 
 NodeHistogram = namedtuple("NodeHistogram", [
@@ -100,22 +101,23 @@ def group_ranks(counts, max_bins):
 
 
 @njit(cache=True)
-def pays(bin_offsets, feats, n):
-    """Whether the prefilter is worth its histograms at a node of n rows: the search
-    without it scans up to min(values, DENSE_RATIO n) bins per feature (``stats``),
-    on average at least PAYS_MEAN_BINS of them.  Measured: below, on higgs7k's 7,000
-    rows and on a8a's two-valued sparse features, the plain search was faster."""
+def pays(coarse, bin_offsets, feats, n):
+    """Whether the prefilter is used at a node of n rows: the search without it scans
+    up to min(values, DENSE_RATIO n) bins per feature (``stats``); the prefilter runs
+    once they average at least ``coarse.min_mean_bins`` (``Dataset(prefilter=)``:
+    "auto" 8 per coarse bin, 2048 at 256 bins; measured: below, on higgs7k's
+    7,000 rows and a8a's two-valued sparse features, the plain search was faster)."""
     total = 0
     for j in range(feats.shape[0]):
         total += min(bin_offsets[feats[j] + 1] - bin_offsets[feats[j]], DENSE_RATIO * n)
-    return total >= PAYS_MEAN_BINS * feats.shape[0]
+    return total >= coarse.min_mean_bins * feats.shape[0]
 
 
 def no_coarse_bins():
     """An empty CoarseBins, for the kernels' searches that use none."""
     empty = np.zeros(0, np.int64)
     return CoarseBins(np.zeros((0, 0), np.uint8), np.zeros(0, np.int32), empty, np.zeros(1, np.int64),
-                      empty, np.zeros(0, np.uint8))
+                      empty, np.zeros(0, np.uint8), 0)
 
 
 def new_histogram(coarse, n_classes):

@@ -685,7 +685,7 @@ def run_exhaustive(params, data, work, order, index_order, w, y, n_classes, feat
     is_sparse, categorical = data[0], data[10]
     n = index_order.shape[0]
     F = feats.shape[0]
-    if not hist_ready and not cs.pays(data[2], feats, n):
+    if not hist_ready and not cs.pays(coarse, data[2], feats, n):
         return run(EXHAUSTIVE, params, data, work, order, index_order, w, y, n_classes, feats,
                    crit, bounds, min_leaf)
     if not hist_ready:
