@@ -52,7 +52,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .criteria import ERROR, TIGHT, impurity, split_value
+from .criteria import TIGHT, split_value
 from .stats import DENSE_RATIO
 
 MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
