@@ -139,8 +139,7 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
     n_samples[0] = n
     prefiltered = method == EXHAUSTIVE
     n_slots = min(max_depth + 1, 8) if prefiltered else 0
-    pool = [cs.NodeHistogram(np.zeros((coarse.offsets[-1], C)), np.zeros(coarse.offsets[-1], np.int64),
-                             np.zeros(1)) for _ in range(n_slots)]
+    pool = [cs.new_histogram(coarse, C) for _ in range(n_slots)]
     free = list(range(n_slots))
     slot_of = np.full(cap, -1, np.int64)  # each pending node's histogram, or -1
     slot = candidate_slots(feats, bin_offsets.shape[0] - 1)
@@ -173,9 +172,7 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
             ready = slot_of[node] >= 0
             if not ready and len(free) > 0:
                 slot_of[node] = free.pop()
-            hist = pool[slot_of[node]] if slot_of[node] >= 0 else \
-                cs.NodeHistogram(np.zeros((coarse.offsets[-1], C)), np.zeros(coarse.offsets[-1], np.int64),
-                                 np.zeros(1))
+            hist = pool[slot_of[node]] if slot_of[node] >= 0 else cs.new_histogram(coarse, C)
             best, lr, rr, _, total, _, _, left_codes, _ = run_exhaustive(
                 params, data, work, seg_w, seg_i, w, y, C, feats, crit, bounds, min_leaf, coarse,
                 hist, ready)

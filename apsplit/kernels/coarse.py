@@ -120,9 +120,10 @@ def no_coarse_bins():
                       empty, np.zeros(0, np.uint8), 0)
 
 
+@njit(cache=True)
 def new_histogram(coarse, n_classes):
     """A zeroed NodeHistogram for every coarse bin of ``coarse``."""
-    total = int(coarse.offsets[-1])
+    total = coarse.offsets[-1]
     return NodeHistogram(np.zeros((total, n_classes)), np.zeros(total, np.int64), np.zeros(1))
 
 
