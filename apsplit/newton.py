@@ -4,7 +4,8 @@
     tree = grow_newton_tree(data, grad, hess, NewtonParams(max_depth=6))
     tree.predict(X)                           # leaf values, learning rate included
 
-The criterion, the scan and their proofs are in ``kernels/newton_split.py``,
+The criterion, the scan and their proofs are in ``kernels/newton_split.py``
+(categorical features: ``kernels/newton_categorical.py``),
 the depthwise growth and gamma pruning in ``kernels/newton_grow.py``, routing
 in ``kernels/newton_route.py``.  ``criterion=`` takes a user's child score by
 name (``apsplit.register_criterion``, ``apsplit/criteria.py``); the rules below
@@ -49,6 +50,7 @@ from . import validation as v
 from .criteria import get_criterion
 from .dataset import dense_matrix
 from .kernels import newton_route
+from .kernels.newton_categorical import MAX_CATEGORY
 from .kernels.newton_grow import NO_DRAW, ColumnDraw
 from .kernels.newton_split import Columns, Params
 
@@ -113,6 +115,41 @@ def _refuse_empty(n, K):
         raise ValueError(f"X is empty (shape {(n, K)})")
 
 
+def categorical_mask(categorical, n_features):
+    """The boolean mask of the categorical features: ``categorical`` None (none), feature
+    indices, or a boolean mask of length ``n_features``."""
+    mask = np.zeros(n_features, bool)
+    if categorical is None:
+        return mask
+    spec = np.asarray(categorical)
+    if spec.ndim != 1:
+        raise ValueError(f"categorical must be a list of feature indices or a boolean mask, "
+                         f"got shape {spec.shape}")
+    if spec.dtype == bool:
+        if spec.shape[0] != n_features:
+            raise ValueError(f"the categorical mask has {spec.shape[0]} entries, X "
+                             f"{n_features} features")
+        return spec.copy()
+    if spec.size and not np.issubdtype(spec.dtype, np.integer):
+        raise TypeError(f"categorical must hold feature indices (integers) or booleans, got "
+                        f"{categorical!r}")
+    if np.any((spec < 0) | (spec >= n_features)):
+        raise ValueError(f"categorical indices {sorted(set(spec.tolist()))} are outside the "
+                         f"{n_features} features")
+    mask[spec] = True
+    return mask
+
+
+def check_codes(values, feature):
+    """Refuse a categorical feature's present values that are not integer codes in
+    [0, 2**24) (XGBoost's range; pandas' categorical codes, NaN missing)."""
+    bad = (values < 0) | (values > MAX_CATEGORY) | (values != np.floor(values))
+    if bad.any():
+        raise ValueError(f"categorical feature {feature} holds the value "
+                         f"{values[bad][0]!r}: categories must be integer codes in [0, 2**24) "
+                         f"(pandas' .cat.codes; NaN for missing)")
+
+
 def _csr(X):
     """X as CSR float64 with sorted indices (stored entries only; stored zeros kept)."""
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
@@ -129,16 +166,21 @@ class NewtonData:
         Dense: NaN is a missing value.  Sparse: an absent entry is missing, as
         XGBoost's DMatrix reads it (a stored NaN too; a stored zero is the value 0).
         inf is refused.
+    categorical : None, feature indices or a boolean mask
+        Categorical features: their present values are category codes, integers in
+        [0, 2**24), split by sets of codes (``kernels.newton_categorical``; a set goes
+        right, every other value, unseen codes and missing values left, as in XGBoost).
+        Other values are refused.
 
     Each feature's present entries are sorted by value once (row ids in value
     order, ties by row), so that a level of a tree costs one pass over each
     column; sparse input keeps only its stored entries.
 
     Attributes: n_rows, n_features, is_sparse, n_present (present entries per
-    feature).
+    feature), categorical (boolean mask).
     """
 
-    def __init__(self, X):
+    def __init__(self, X, categorical=None):
         if sp.issparse(X):
             csc = sp.csc_matrix(X, dtype=np.float64, copy=True)
             csc.sum_duplicates()
@@ -177,7 +219,13 @@ class NewtonData:
         # XGBoost's forward pass (missing values right) runs on a column with a missing
         # value somewhere and two distinct values (ColMaker's NeedForwardSearch)
         self.forward = (self.n_present < n) & ~constant
-        self._columns = Columns(self.indptr, self.rows, self.values, self.forward)
+        self.categorical = categorical_mask(categorical, K)
+        for k in np.flatnonzero(self.categorical):
+            check_codes(self.values[lo[k]:hi[k]], k)
+        self._columns = self._kernel_columns()
+
+    def _kernel_columns(self):
+        return Columns(self.indptr, self.rows, self.values, self.forward, self.categorical)
 
     @property
     def shape(self):
@@ -194,12 +242,14 @@ class NewtonData:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._columns = Columns(self.indptr, self.rows, self.values, self.forward)
+        self._columns = self._kernel_columns()
 
     def __repr__(self):
         kind = "sparse" if self.is_sparse else "dense"
+        cats = int(self.categorical.sum())
         return (f"NewtonData({self.n_rows} x {self.n_features}, {kind}, "
-                f"{int(self.indptr[-1])} present entries)")
+                f"{int(self.indptr[-1])} present entries"
+                + (f", {cats} categorical)" if cats else ")"))
 
 
 class NewtonTree:
@@ -208,6 +258,13 @@ class NewtonTree:
     node's children consecutive, left first (renumbered in that order after pruning).
 
     feature, threshold    the split: ``x <= threshold`` goes left (apsplit's convention)
+    category_start, category_count, category_codes
+                          a categorical split (start >= 0) sends the codes
+                          ``category_codes[start:start + count]`` (sorted) right and every
+                          other value left: other codes, unseen ones, negative ones
+                          (XGBoost's rule; a value is truncated to an integer code);
+                          its threshold, left_value and right_value are NaN, default_left
+                          True (``categories_right`` lists the sets per node)
     default_left          a missing value (NaN, or an absent sparse entry) goes left
     left_value, right_value
                           the two consecutive distinct present values of the node's rows
@@ -247,7 +304,8 @@ class NewtonTree:
 
     _ARRAYS = ("feature", "threshold", "left_value", "right_value", "default_left",
                "children_left", "children_right", "base_weight", "gain", "cover", "sum_grad",
-               "n_node_samples", "parent", "node_features", "row_leaf")
+               "n_node_samples", "parent", "node_features", "row_leaf", "category_start",
+               "category_count", "category_codes")
 
     def __init__(self, kernel_tree, n_features, learning_rate):
         for name in self._ARRAYS:
@@ -332,6 +390,9 @@ class NewtonTree:
         tree.node_features = np.zeros(n, np.int64)
         tree.row_leaf = np.empty(0, np.int64)
         tree.n_features = int(n_features)
+        tree.category_start = np.full(n, -1, np.int64)
+        tree.category_count = np.zeros(n, np.int64)
+        tree.category_codes = np.empty(0, np.int64)
         if input_dtype != "float32":
             tree.input_dtype = input_dtype
         return tree
@@ -352,9 +413,16 @@ class NewtonTree:
                 depth[self.children_left[node]] = depth[self.children_right[node]] = depth[node] + 1
         return int(depth.max())
 
+    @property
+    def categories_right(self):
+        """Per node: the sorted codes a categorical split sends right, or None."""
+        return [self.category_codes[start:start + count] if start >= 0 else None
+                for start, count in zip(self.category_start, self.category_count)]
+
     def _splits(self):
         return newton_route.Splits(self.feature, self.threshold, self.default_left,
-                                   self.children_left, self.children_right)
+                                   self.children_left, self.children_right,
+                                   self.category_start, self.category_count, self.category_codes)
 
     def apply(self, X):
         """Leaf id of every row of X: a dense array (NaN = missing) or a scipy.sparse
@@ -392,7 +460,7 @@ class NewtonTree:
         if two values the split separates are one float32.
         """
         out = np.full(self.node_count, np.nan, np.float32)
-        for node in np.flatnonzero(self.feature != LEAF):
+        for node in np.flatnonzero((self.feature != LEAF) & (self.category_start < 0)):
             out[node] = xgboost_threshold(self.left_value[node], self.right_value[node])
         return out
 
@@ -493,6 +561,11 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
                         f"wrap X as NewtonData(X)")
     if not isinstance(params, NewtonParams):
         raise TypeError(f"params must be a NewtonParams, got {type(params).__name__}")
+    if data.categorical.any() and not crit.built_in:
+        raise ValueError(f"criterion {criterion!r} cannot split the categorical features "
+                         f"{np.flatnonzero(data.categorical).tolist()}: the exact search of "
+                         f"categorical splits uses the convexity of the built-in 'newton' "
+                         f"score (kernels.newton_categorical)")
     grad = _check_gradient(grad, "grad", data.n_rows)
     hess = _check_gradient(hess, "hess", data.n_rows)
     if np.any(hess < 0):

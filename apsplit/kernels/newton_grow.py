@@ -7,11 +7,14 @@ open nodes are slots 0..m-1 and every row of an open node carries its slot
 1. one pass over the open rows sums each node's (G, H) (``level_stats``);
 2. one ``newton_split.scan_feature`` per candidate feature finds every node's
    best split at once (one or two passes over the feature's sorted column);
+   a categorical feature's, ``newton_categorical.scan_categorical`` (a set of
+   codes goes right);
 3. a node whose best gain exceeds 1e-6 gets two children, numbered in the
    order of the level's nodes (XGBoost's numbering: a node's children are
    consecutive, left first, and a level's nodes follow the previous level's);
 4. the rows move to their child: the rows with a present value of the split
-   feature by one pass over that feature's column (x <= threshold goes left),
+   feature by one pass over that feature's column (x <= threshold goes left;
+   a categorical split sends its set right),
    the others (missing) to the default side; rows of nodes that became leaves
    leave the open set.
 
@@ -50,13 +53,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from . import newton_split
+from . import newton_categorical, newton_split
+from .newton_categorical import in_set, max_categories, new_category_sets, scan_categorical
 from .newton_split import (KRT_EPS, TIE_WINDOW, Level, Rows, make_best, make_running,
                            newton_score, newton_weight, scan_feature)
 
 LEAF = -1
 
-_SPLIT_SOURCE_TAG = hashlib.sha1(Path(newton_split.__file__).read_bytes()).hexdigest()[:12]
+_SPLIT_SOURCE_TAG = hashlib.sha1(Path(newton_split.__file__).read_bytes()
+                                 + Path(newton_categorical.__file__).read_bytes()).hexdigest()[:12]
 
 # The criterion of ``_grow`` and the level grower of ``_grow_tree``: free names of the
 # templates, bound per criterion by ``specialise`` (placeholders here).
@@ -81,6 +86,9 @@ class Tree(NamedTuple):
     parent: np.ndarray          # -1 at the root
     node_features: np.ndarray   # candidate features of the node's split search (0: none)
     row_leaf: np.ndarray        # leaf of every row of the data (-1: not in the tree's rows)
+    category_start: np.ndarray  # a categorical split's right set: category_codes[start:start
+    category_count: np.ndarray  # + count], sorted (start -1: not a categorical split)
+    category_codes: np.ndarray
 
 
 class ColumnDraw(NamedTuple):
@@ -117,14 +125,15 @@ def draw_features(pool, k, state):
 
 
 @njit(cache=True)
-def _new_tree(capacity, n_rows):
+def _new_tree(capacity, n_rows, n_codes):
     return Tree(np.full(capacity, LEAF, np.int64), np.full(capacity, np.nan),
                 np.full(capacity, np.nan), np.full(capacity, np.nan),
                 np.zeros(capacity, np.bool_), np.full(capacity, LEAF, np.int64),
                 np.full(capacity, LEAF, np.int64), np.zeros(capacity), np.zeros(capacity),
                 np.zeros(capacity), np.zeros(capacity), np.zeros(capacity, np.int64),
                 np.full(capacity, -1, np.int64), np.zeros(capacity, np.int64),
-                np.full(n_rows, -1, np.int64))
+                np.full(n_rows, -1, np.int64), np.full(capacity, -1, np.int64),
+                np.zeros(capacity, np.int64), np.empty(n_codes, np.int64))
 
 
 @njit(cache=True)
@@ -184,7 +193,12 @@ def _grow(cols, gh, root_rows, features, params, draw):
     """
     n_rows = gh.shape[0]
     n_features = cols.indptr.shape[0] - 1
-    tree = _new_tree(params.capacity, n_rows)
+    n_categories = max_categories(cols)  # 0 without categorical features
+    # a level's right sets hold at most min(categories, rows) codes per split node
+    tree = _new_tree(params.capacity, n_rows,
+                     min(params.max_depth * root_rows.shape[0],
+                         (params.capacity // 2) * n_categories))
+    n_codes = 0
     position = np.full(n_rows, -1, np.int32)
     moved = np.full(n_rows, -1, np.int32)
     active = root_rows.copy()
@@ -215,6 +229,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
         best = make_best(m)
         run = make_running(m)
         every_slot = np.ones(m, np.bool_)
+        sets = new_category_sets(level.n_rows, n_categories)
         scanned = draw_features(features, per_level, state) if by_level else features
         if by_node:
             for j in range(scanned.shape[0]):
@@ -229,7 +244,10 @@ def _grow(cols, gh, root_rows, features, params, draw):
             allowed = node_allowed[j] if by_node else every_slot
             if by_node and not allowed.any():  # no node of the level drew this feature
                 continue
-            scan_feature(cols, rows, scanned[j], level, run, best, params, score, allowed)
+            if cols.categorical[scanned[j]]:
+                scan_categorical(cols, rows, scanned[j], level, best, params, allowed, sets)
+            else:
+                scan_feature(cols, rows, scanned[j], level, run, best, params, score, allowed)
         child_slot = np.full(m, -1, np.int64)  # the left child's slot; the right one's is next
         n_split = 0
         for s in range(m):
@@ -243,6 +261,12 @@ def _grow(cols, gh, root_rows, features, params, draw):
             tree.threshold[node] = split_threshold(best.left_value[s], best.right_value[s])
             tree.default_left[node] = best.default_left[s]
             tree.gain[node] = best.gain[s]
+            if cols.categorical[k]:
+                tree.category_start[node] = n_codes
+                tree.category_count[node] = sets.count[s]
+                for i in range(sets.count[s]):
+                    tree.category_codes[n_codes + i] = sets.codes[sets.start[s] + i]
+                n_codes += sets.count[s]
             tree.children_left[node] = n_nodes
             tree.children_right[node] = n_nodes + 1
             tree.parent[n_nodes] = node
@@ -281,8 +305,14 @@ def _grow(cols, gh, root_rows, features, params, draw):
                 if s < 0 or child_slot[s] < 0:
                     continue
                 node = slot_node[s]
-                if split_feature[node] == k:
-                    moved[r] = child_slot[s] + (0 if col_values[e] <= threshold[node] else 1)
+                if split_feature[node] != k:
+                    continue
+                if tree.category_start[node] >= 0:
+                    right = in_set(tree.category_codes, tree.category_start[node],
+                                   tree.category_count[node], col_values[e])
+                else:
+                    right = not col_values[e] <= threshold[node]
+                moved[r] = child_slot[s] + (1 if right else 0)
         kept = 0
         for p in range(active.shape[0]):
             r = active[p]
@@ -314,6 +344,8 @@ def prune(tree, n_nodes, gamma):
             tree.children_left[node] = LEAF
             tree.children_right[node] = LEAF
             tree.gain[node] = 0.0
+            tree.category_start[node] = -1
+            tree.category_count[node] = 0
 
 
 @njit(cache=True)
@@ -325,6 +357,7 @@ def compact(tree, n_nodes):
     new_id = np.full(n_nodes, -1, np.int64)
     target = np.zeros(n_nodes, np.int64)  # the kept node standing for each node
     count = 0
+    n_codes = 0
     for node in range(n_nodes):
         if node > 0:
             reachable[node] = reachable[tree.parent[node]] and tree.feature[tree.parent[node]] != LEAF
@@ -332,9 +365,11 @@ def compact(tree, n_nodes):
             new_id[node] = count
             target[node] = node
             count += 1
+            n_codes += tree.category_count[node]
         else:
             target[node] = target[tree.parent[node]]
-    out = _new_tree(count, tree.row_leaf.shape[0])
+    out = _new_tree(count, tree.row_leaf.shape[0], n_codes)
+    n_codes = 0
     for node in range(n_nodes):
         i = new_id[node]
         if i < 0:
@@ -354,6 +389,12 @@ def compact(tree, n_nodes):
         out.n_node_samples[i] = tree.n_node_samples[node]
         out.node_features[i] = tree.node_features[node]
         out.parent[i] = new_id[tree.parent[node]] if node > 0 else -1
+        if tree.category_start[node] >= 0:
+            out.category_start[i] = n_codes
+            out.category_count[i] = tree.category_count[node]
+            for c in range(tree.category_count[node]):
+                out.category_codes[n_codes + c] = tree.category_codes[tree.category_start[node] + c]
+            n_codes += tree.category_count[node]
     for r in range(tree.row_leaf.shape[0]):
         leaf = tree.row_leaf[r]
         if leaf >= 0:

@@ -1,5 +1,9 @@
 """Routing rows down a Newton tree: x <= threshold goes left, a missing value the default way.
 
+A categorical split (``category_start[node] >= 0``) sends a present value right
+when its integer code is in the node's set, every other value left: other
+codes, codes unseen in training, negative values (XGBoost's ``Decision``).
+
 A value is missing when it is NaN (dense X or a stored entry of sparse X) or,
 in sparse X, when the row stores no entry for the feature: XGBoost's DMatrix
 reads scipy.sparse input the same way (an absent entry is missing, not zero).
@@ -10,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .newton_categorical import in_set
 from .sort import bisect_left
 
 LEAF = -1
@@ -23,12 +28,18 @@ class Splits(NamedTuple):
     default_left: np.ndarray
     children_left: np.ndarray
     children_right: np.ndarray
+    category_start: np.ndarray   # -1: a numeric split
+    category_count: np.ndarray
+    category_codes: np.ndarray
 
 
 @njit(cache=True, inline='always')
 def _next(splits, node, x):
     if np.isnan(x):
         go_left = splits.default_left[node]
+    elif splits.category_start[node] >= 0:
+        go_left = not in_set(splits.category_codes, splits.category_start[node],
+                             splits.category_count[node], x)
     else:
         go_left = x <= splits.threshold[node]
     return splits.children_left[node] if go_left else splits.children_right[node]

@@ -109,12 +109,15 @@ class Columns(NamedTuple):
     Feature f's entries are ``indptr[f]:indptr[f + 1]``: ``rows`` ascending in
     ``values`` (ties by row).  ``forward[f]``: XGBoost runs the forward pass
     on column f (it has a missing value and two distinct values).
+    ``categorical[f]``: f's values are category codes, split by sets
+    (``newton_categorical``).
     """
 
     indptr: np.ndarray
     rows: np.ndarray
     values: np.ndarray
     forward: np.ndarray
+    categorical: np.ndarray
 
 
 class Rows(NamedTuple):
