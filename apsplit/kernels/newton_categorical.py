@@ -47,6 +47,10 @@ search is exact and usually visits few nodes; it is exponential in the
 worst case (subset sum), so past ``MAX_SEARCH_NODES`` nodes at one node it
 raises a ValueError rather than return an inexact split.
 
+Each side's sums are taken over its own items (not the node's minus the
+other side's), so a side of tiny hessians is not lost to a residue; the
+bounds use differences, whose rounding the tie window absorbs.
+
 Ties and the canonical split.  As for numeric features, a candidate replaces
 a slot's best only when it gains more than the tie window beyond it, so the
 split found is within the window of the optimum; in a feature the first
@@ -65,7 +69,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .newton_split import newton_score, side_gain, soft_threshold
+from .newton_split import newton_score, soft_threshold
 from .sort import heapsort
 
 MAX_SEARCH_NODES = 1 << 20   # branch-and-bound nodes allowed for one node's categorical split
@@ -160,6 +164,19 @@ def convex_score(G, H, params):
 
 
 @njit(cache=True)
+def _gain(left, right, node, params):
+    """The gain of the partition with side sums ``left`` and ``right`` (G, H, rows with
+    h > 0; each summed over its own items, so neither is a difference that could leave
+    a residue); -inf when not admissible."""
+    if left[2] <= 0 or right[2] <= 0:
+        return -np.inf
+    if left[1] < params.min_child_weight or right[1] < params.min_child_weight:
+        return -np.inf
+    return (newton_score(left[0], left[1], params) + newton_score(right[0], right[1], params)
+            - node.score)
+
+
+@njit(cache=True)
 def _relaxed(G, H, H_right, node, params):
     """f~(L) - s(P) for the left sums (G, H) and the right hessian sum H_right."""
     return convex_score(G, H, params) + convex_score(node.grad - G, H_right, params) - node.score
@@ -206,7 +223,7 @@ def _search(items, order, node, params, lo, hi, floor, tie, side):
     order[0] left); ``side`` holds the incumbent (True: right) and is updated in place.
     Returns the best gain found above ``floor``, or ``floor`` if none."""
     q = order.shape[0]
-    acc = np.zeros((q + 1, 3))            # left sums of the assigned items, per depth
+    acc = np.zeros((q + 1, 6))            # left then right sums of the assigned items
     choice = np.zeros(q + 1, np.int64)    # 0: next try left, 1: next try right, 2: done
     trial = np.zeros(q, np.bool_)
     best = floor
@@ -227,8 +244,7 @@ def _search(items, order, node, params, lo, hi, floor, tie, side):
                                  "gradient ratio with min_child_weight binding); reduce the "
                                  "categories or min_child_weight")
             if k == q:
-                gain = side_gain(acc[k, 0], acc[k, 1], int(acc[k, 2]), node.grad, node.hess,
-                                 node.n_pos, node.score, params, newton_score)
+                gain = _gain(acc[k, :3], acc[k, 3:], node, params)
                 if gain > best + tie and gain < np.inf:
                     best = gain
                     for i in range(q):
@@ -249,10 +265,10 @@ def _search(items, order, node, params, lo, hi, floor, tie, side):
         choice[k] += 1
         trial[k] = right
         acc[k + 1, :] = acc[k, :]
-        if not right:
-            acc[k + 1, 0] += items.grad[j]
-            acc[k + 1, 1] += items.hess[j]
-            acc[k + 1, 2] += items.n_pos[j]
+        at = 3 if right else 0
+        acc[k + 1, at] += items.grad[j]
+        acc[k + 1, at + 1] += items.hess[j]
+        acc[k + 1, at + 2] += items.n_pos[j]
         k += 1
         fresh = True
     return best
@@ -277,19 +293,23 @@ def best_partition(items, node, params, floor, tie, side):
             key[i] = 0.0
     order = np.arange(q)
     heapsort(key, order)                  # angle order: G/H decreasing, ties by item
+    suffix = np.zeros((q + 1, 3))        # sums of the items order[t:]
+    for t in range(q - 1, -1, -1):
+        j = order[t]
+        suffix[t, 0] = suffix[t + 1, 0] + items.grad[j]
+        suffix[t, 1] = suffix[t + 1, 1] + items.hess[j]
+        suffix[t, 2] = suffix[t + 1, 2] + items.n_pos[j]
+    prefix = np.zeros(3)
     relaxed = 0.0                         # the trivial vertices 0 and P
     cut = -np.inf
     best_t = -1
-    G = H = 0.0
-    pos = 0
     for t in range(q - 1):
         j = order[t]
-        G += items.grad[j]
-        H += items.hess[j]
-        pos += items.n_pos[j]
-        relaxed = max(relaxed, _vertex(G, H, pos, node, params))
-        gain = side_gain(G, H, pos, node.grad, node.hess, node.n_pos, node.score, params,
-                         newton_score)
+        prefix[0] += items.grad[j]
+        prefix[1] += items.hess[j]
+        prefix[2] += items.n_pos[j]
+        relaxed = max(relaxed, _vertex(prefix[0], prefix[1], int(prefix[2]), node, params))
+        gain = _gain(prefix, suffix[t + 1], node, params)
         if gain > cut + tie and gain < np.inf:
             cut = gain
             best_t = t
@@ -311,9 +331,9 @@ def scan_categorical(cols, rows, f, level, best, params, allowed, sets):
     it (``allowed[s]``), kept in ``best`` (default_left True, no values: NaN) with its
     right set in ``sets`` when it beats the slot's best by more than the tie window.
 
-    One pass over the column (sorted by code) sums every (slot, code); the missing
-    rows' sums are the node's totals minus the present ones (exactly 0 when the node
-    has no missing row, and H exactly 0 when none has h > 0).
+    One pass over the column (sorted by code) sums every (slot, code); one pass over
+    the rows sums each slot's missing rows (directly, not as the node's totals minus
+    the present ones, so no residue).  O(entries + rows).
     """
     lo, hi = cols.indptr[f], cols.indptr[f + 1]
     m = level.grad.shape[0]
@@ -322,11 +342,13 @@ def scan_categorical(cols, rows, f, level, best, params, allowed, sets):
     rec_code = np.empty(hi - lo, np.int64)
     rec_sum = np.zeros((hi - lo, 4))      # G, H, rows with h > 0, rows
     current = np.full(m, -1, np.int64)    # the slot's record of the code being read
+    present_row = np.zeros(rows.position.shape[0], np.bool_)
     for e in range(lo, hi):
         r = cols.rows[e]
         s = rows.position[r]
         if s < 0 or not allowed[s]:
             continue
+        present_row[r] = True
         c = np.int64(cols.values[e])
         if current[s] < 0 or rec_code[current[s]] != c:
             current[s] = n_rec
@@ -339,6 +361,15 @@ def scan_categorical(cols, rows, f, level, best, params, allowed, sets):
         rec_sum[i, 1] += h
         rec_sum[i, 2] += h > 0.0
         rec_sum[i, 3] += 1
+    missing = np.zeros((m, 4))            # G, H, rows with h > 0, rows of the missing rows
+    for r in range(rows.position.shape[0]):
+        s = rows.position[r]
+        if s >= 0 and allowed[s] and not present_row[r]:
+            h = rows.gh[r, 1]
+            missing[s, 0] += rows.gh[r, 0]
+            missing[s, 1] += h
+            missing[s, 2] += h > 0.0
+            missing[s, 3] += 1
     first = np.zeros(m + 1, np.int64)     # records grouped by slot, in code order
     for i in range(n_rec):
         first[rec_slot[i] + 1] += 1
@@ -353,20 +384,15 @@ def scan_categorical(cols, rows, f, level, best, params, allowed, sets):
         n_cat = first[s + 1] - first[s]
         if n_cat == 0:
             continue
-        present = np.zeros(4)
-        for i in range(first[s], first[s + 1]):
-            present += rec_sum[by_slot[i]]
-        missing_rows = level.n_rows[s] - int(present[3])
-        q = n_cat + (1 if missing_rows > 0 else 0)
+        q = n_cat + (1 if missing[s, 3] > 0 else 0)
         if q < 2:
             continue
         items = Items(np.empty(q), np.empty(q), np.empty(q, np.int64), np.empty(q, np.int64))
         j = 0
-        if missing_rows > 0:
-            missing_pos = level.n_pos[s] - int(present[2])
-            items.grad[0] = level.grad[s] - present[0]
-            items.hess[0] = level.hess[s] - present[1] if missing_pos > 0 else 0.0
-            items.n_pos[0] = missing_pos
+        if missing[s, 3] > 0:
+            items.grad[0] = missing[s, 0]
+            items.hess[0] = missing[s, 1]
+            items.n_pos[0] = int(missing[s, 2])
             items.code[0] = -1
             j = 1
         for i in range(first[s], first[s + 1]):
