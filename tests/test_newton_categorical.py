@@ -159,25 +159,21 @@ def best_admissible_cut(x, g, h, p):
 
 
 def test_min_child_weight_makes_the_optimum_no_cut():
-    """Two light categories of opposite strong ratios and two heavy weak ones: the cuts that
-    isolate a light one are inadmissible under min_child_weight, and the optimum (each light
-    one with a heavy one) is no cut of the G/H order; the branch and bound finds it."""
-    weights = [1, 1, 4, 4]
-    x = np.repeat([0.0, 1.0, 2.0, 3.0], weights)
-    g = np.repeat(np.array([-3.0, 3.0, 0.2, -0.2]) / weights, weights)
-    h = np.repeat(np.array([0.5, 0.5, 4.0, 4.0]) / weights, weights)
+    """A light category of strong ratio (h = 0.25 < min_child_weight): the cuts that isolate
+    it are inadmissible, and the optimum pairs it with a category that is not its neighbour
+    in the G/H order, which no cut does; the branch and bound finds it."""
+    x = np.arange(4.0)
+    g = np.array([-0.5, -1.5, -0.5, 3.0])
+    h = np.array([1.0, 1.0, 1.5, 0.25])
     p = NewtonParams(max_depth=1, reg_lambda=1.0, min_child_weight=1.0)
     best, _ = brute_force(x, g, h, p)
     assert best_admissible_cut(x, g, h, p) < best - 0.3
     assert check_root(x, g, h, p).node_count == 3
-    items = nc.Items(np.array([-3.0, 3.0, 0.2, -0.2]), np.array([0.5, 0.5, 4.0, 4.0]),
-                     np.array([1, 1, 4, 4]), np.arange(4))
-    G, H = items.grad.sum(), items.hess.sum()
+    items = nc.Items(g, h, np.ones(4, np.int64), np.arange(4))
     side = np.zeros(4, np.bool_)
-    gain = nc.best_partition(items, nc.NodeSums(G, H, 10, G * G / (H + 1.0)),
-                             p.kernel_params(10), -np.inf, 0.0, side)
+    gain = nc.best_partition(items, nc.NodeSums(g.sum(), h.sum(), 4, g.sum() ** 2 / (h.sum() + 1)),
+                             p.kernel_params(4), -np.inf, 0.0, side)
     assert gain == pytest.approx(best, rel=1e-12)
-    assert side[0] != side[1]  # the two light categories apart
 
 
 @pytest.mark.parametrize("x", [np.array([2.0, 2.0, 2.0]), np.array([np.nan, np.nan])])
