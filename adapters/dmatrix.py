@@ -2,7 +2,13 @@
 
 X is dense (a missing value is NaN, or the value given as ``missing``),
 scipy.sparse (an absent entry is missing, as in XGBoost: not zero) or a
-pandas DataFrame (its column names become ``feature_names``).  Values are
+pandas DataFrame (its column names become ``feature_names``; its ``category``
+columns become categorical features, their codes the values, NaN where the
+code is -1).  Categorical features are also named by ``feature_types`` ("c",
+as in XGBoost; "q", "float", "int" or "i" numeric) and come with an
+``xgboost.DMatrix``'s ``feature_types``; their values must be integer codes
+in [0, 2**24), and ``train`` grows exact categorical splits on them
+(``apsplit.kernels.newton_categorical``).  Values are
 rounded to float32 as XGBoost stores them, so that both libraries see the
 same distinct values and grow the same trees; infinite values are refused.
 The tree grower's binned form (``apsplit.newton.NewtonData``) is built once,
@@ -16,7 +22,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from ..newton import NewtonData
+from ..newton import NewtonData, check_codes
 
 __all__ = ["DMatrix", "as_dmatrix"]
 
@@ -25,19 +31,34 @@ def _is_dataframe(X):
     return type(X).__name__ == "DataFrame" and hasattr(X, "dtypes") and hasattr(X, "columns")
 
 
-def _from_dataframe(df):
-    """(values, column names) of a pandas DataFrame; categorical or text columns refused."""
+_NUMERIC_TYPES = ("q", "float", "int", "i")
+
+
+def _from_dataframe(df, enable_categorical=True):
+    """(values, column names, feature types) of a pandas DataFrame: a ``category`` column
+    gives its codes (-1, pandas' missing, as NaN) and the type "c", the others "q"; text
+    columns refused, and categorical ones when ``enable_categorical`` is False."""
     import pandas as pd  # only reached with a DataFrame, so pandas is there
-    for name, dtype in df.dtypes.items():
+    values = np.empty(df.shape, dtype=np.float64)
+    types = []
+    for j, (name, dtype) in enumerate(df.dtypes.items()):
+        column = df.iloc[:, j]
         if isinstance(dtype, pd.CategoricalDtype):
-            raise ValueError(f"column {name!r} is categorical: categorical Newton splits are not "
-                             f"supported yet; encode it as numbers (e.g. .cat.codes, with -1 "
-                             f"set to NaN)")
+            if not enable_categorical:
+                raise ValueError(f"column {name!r} is categorical and enable_categorical is "
+                                 f"False; pass enable_categorical=True (or None) to split it "
+                                 f"by categories")
+            codes = column.cat.codes.to_numpy().astype(np.float64)
+            codes[codes < 0] = np.nan
+            values[:, j] = codes
+            types.append("c")
+            continue
         if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
             raise ValueError(f"column {name!r} has dtype {dtype}, not numeric; DMatrix needs "
-                             f"numbers (NaN for missing)")
-    values = df.to_numpy(dtype=np.float64, na_value=np.nan)
-    return values, [str(c) for c in df.columns]
+                             f"numbers (NaN for missing) or a category dtype")
+        values[:, j] = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        types.append("q")
+    return values, [str(c) for c in df.columns], types
 
 
 def _from_xgboost(dm):
@@ -53,7 +74,7 @@ def _from_xgboost(dm):
     weight = dm.get_weight()
     margin = dm.get_base_margin()
     return (X, label if label.size else None, weight if weight.size else None,
-            margin if margin.size else None, dm.feature_names)
+            margin if margin.size else None, dm.feature_names, dm.feature_types)
 
 
 def _float32(values, what, round32=True):
@@ -71,10 +92,10 @@ def _float32(values, what, round32=True):
 def prepare_X(X, missing=np.nan, what="X", round32=True):
     """X as float64 (of float32 values; ``round32=False``: the values as given): dense
     C-contiguous with NaN, or CSR without zeros removed (a stored zero is a present zero);
-    also the column names of a DataFrame."""
+    also the column names of a DataFrame (its category columns as codes)."""
     names = None
     if _is_dataframe(X):
-        X, names = _from_dataframe(X)
+        X, names, _ = _from_dataframe(X)
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         if X.ndim != 2:
@@ -135,21 +156,31 @@ class DMatrix:
         used instead of base_score (as XGBoost)
     feature_names : K names, or None (a DataFrame's columns)
     missing : the value that marks a missing entry in dense X (default NaN)
+    feature_types : K types, or None: "c" for a categorical feature, "q" (or "float",
+        "int", "i") for a numeric one; default: a DataFrame's (category columns "c"), an
+        xgboost.DMatrix's, else all numeric
+    enable_categorical : None or True (a DataFrame's category columns are categorical),
+        or False (they are refused, as XGBoost does); XGBoost's name
     """
 
     def __init__(self, X, label=None, weight=None, base_margin=None, feature_names=None,
-                 missing=np.nan):
+                 missing=np.nan, feature_types=None, enable_categorical=None):
+        types = None
         if _is_xgboost_dmatrix(X):
-            X, l2, w2, m2, names2 = _from_xgboost(X)
+            X, l2, w2, m2, names2, types = _from_xgboost(X)
             label = l2 if label is None else label
             weight = w2 if weight is None else weight
             base_margin = m2 if base_margin is None else base_margin
             feature_names = names2 if feature_names is None else feature_names
         if isinstance(X, DMatrix):
             raise TypeError("X is already a DMatrix")
-        self.data, names = prepare_X(X, missing)
+        names = None
+        if _is_dataframe(X):
+            X, names, types = _from_dataframe(X, enable_categorical is not False)
+        self.data, _ = prepare_X(X, missing)
         self._binned = None
         self.feature_names = feature_names if feature_names is not None else names
+        self.feature_types = feature_types if feature_types is not None else types
         self.set_label(label)
         self.set_weight(weight)
         self.set_base_margin(base_margin)
@@ -179,6 +210,37 @@ class DMatrix:
             if len(set(names)) != len(names):
                 raise ValueError("feature_names must be unique")
         self._feature_names = names
+
+    @property
+    def feature_types(self):
+        """"c" (categorical) or "q" per feature; None when every feature is numeric and no
+        types were given (as XGBoost)."""
+        return self._feature_types
+
+    @feature_types.setter
+    def feature_types(self, types):
+        self.categorical = np.zeros(self.num_col(), bool)
+        if types is not None:
+            types = [str(t) for t in types]
+            if len(types) != self.num_col():
+                raise ValueError(f"feature_types has {len(types)} types but the data has "
+                                 f"{self.num_col()} columns")
+            bad = [t for t in types if t != "c" and t not in _NUMERIC_TYPES]
+            if bad:
+                raise ValueError(f"unknown feature_types {sorted(set(bad))}: use 'c' for a "
+                                 f"categorical feature, 'q' for a numeric one")
+            self.categorical = np.array([t == "c" for t in types])
+            types = ["c" if t == "c" else "q" for t in types]
+            for k in np.flatnonzero(self.categorical):
+                check_codes(self._column_values(k), k)
+        self._feature_types = types
+
+    def _column_values(self, k):
+        """The present values of column k."""
+        if sp.issparse(self.data):
+            return self.data.tocsc()[:, k].data
+        column = self.data[:, k]
+        return column[~np.isnan(column)]
 
     def set_label(self, label):
         if label is not None and _is_series(label):
@@ -224,6 +286,8 @@ class DMatrix:
         out.data = self.data[rows]
         out._binned = None
         out._feature_names = self._feature_names
+        out._feature_types = self._feature_types
+        out.categorical = self.categorical
         out._label = None if self._label is None else self._label[rows]
         out._weight = None if self._weight is None else self._weight[rows]
         out._base_margin = None if self._base_margin is None else self._base_margin[rows]
@@ -251,7 +315,7 @@ class DMatrix:
     def binned(self):
         """The tree grower's view of X, built once (``apsplit.newton.NewtonData``)."""
         if self._binned is None:
-            self._binned = NewtonData(self.data)
+            self._binned = NewtonData(self.data, categorical=self.categorical)
         return self._binned
 
     def __getstate__(self):

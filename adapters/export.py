@@ -69,7 +69,13 @@ imported to load what was written (``Booster.to_xgboost`` /
   left categories as the node's category set, whose members XGBoost sends
   right, so the children are written swapped; ``feature_types`` "c" for those
   features, so predict with ``DMatrix(X, feature_types=xb.feature_types,
-  enable_categorical=True)``).
+  enable_categorical=True)``).  A Newton tree's categorical split (``train`` on
+  categorical features) sends its set right and every other value, unseen codes
+  and missing values left (XGBoost's own rule): XGBoost gets the set as it is;
+  LightGBM gets it as the bitset with the children swapped, since LightGBM
+  sends NaN, negative values and codes outside the bitset right.  Both then
+  route every value as apsplit does, except that LightGBM truncates a value in
+  (-1, 0) to the code 0 where apsplit and XGBoost call it negative.
 - **Feature names** (``DMatrix(feature_names=...)`` or a DataFrame's columns)
   go into both files; LightGBM's are separated by spaces, so whitespace in a
   name becomes ``_``, as LightGBM's own Dataset does.  Without names LightGBM
@@ -198,8 +204,14 @@ def _objective_name(booster):
 
 
 def _categories(tree):
-    """Per node: None, or the category values a categorical split sends left."""
-    return getattr(tree, "categories_left", None) or [None] * tree.node_count
+    """Per node: None, or (the category set of a categorical split, whether its members go
+    right): an AdaBoost-family tree's ``categories_left`` (members left, every other value
+    right), a Newton tree's ``categories_right`` (members right, every other value and the
+    missing ones left)."""
+    left = getattr(tree, "categories_left", None)
+    if left is not None:
+        return [None if c is None else (c, False) for c in left]
+    return [None if c is None else (c, True) for c in tree.categories_right]
 
 
 def _bitset(categories):
@@ -212,9 +224,10 @@ def _bitset(categories):
 
 
 def _xgb_tree(tree, index, n_features):
-    """One tree of XGBoost's JSON.  A categorical split stores the categories apsplit sends
-    left as XGBoost's set, whose members XGBoost sends right (every other value, unseen
-    and negative ones included, left): so its children are written swapped."""
+    """One tree of XGBoost's JSON.  XGBoost sends the members of a categorical split's set
+    right and every other value (unseen and negative ones included) left: a Newton tree's
+    right set is written as it is; an AdaBoost-family tree's left set is written with the
+    children swapped."""
     feature = np.asarray(tree.feature)
     split = feature >= 0
     cond = xgboost_conditions(tree, index)
@@ -224,12 +237,14 @@ def _xgb_tree(tree, index, n_features):
     left, right = list(map(int, tree.children_left)), list(map(int, tree.children_right))
     default_left = [bool(d) and bool(s) for d, s in zip(tree.default_left, split)]
     cat_nodes, cat_values = [], []
-    for node, cats in enumerate(_categories(tree)):
-        if cats is not None:
+    for node, split_set in enumerate(_categories(tree)):
+        if split_set is not None:
+            cats, members_right = split_set
             cat_nodes.append(node)
             cat_values.append(sorted(int(c) for c in cats))
-            left[node], right[node] = right[node], left[node]
-            default_left[node] = not default_left[node]
+            if not members_right:
+                left[node], right[node] = right[node], left[node]
+                default_left[node] = not default_left[node]
             cond[node] = 0.0
     return {
         "base_weights": [_f32(w) for w in tree.base_weight],
@@ -256,7 +271,7 @@ def _xgb_feature_types(trees, n_features):
     """XGBoost's ``feature_types``: "c" for a feature some tree splits by categories, "q"
     for the others; [] (all numeric) without categorical splits."""
     categorical = {int(t.feature[node]) for t in trees
-                   for node, cats in enumerate(_categories(t)) if cats is not None}
+                   for node, split_set in enumerate(_categories(t)) if split_set is not None}
     return ["c" if f in categorical else "q" for f in range(n_features)] if categorical else []
 
 
@@ -372,10 +387,14 @@ def _lgb_tree(tree, index, offset):
     if internal:
         thr = lightgbm_thresholds(tree)
         decision = {n: "10" if tree.default_left[n] else "8" for n in nodes}
+        children = {n: (tree.children_left[n], tree.children_right[n]) for n in nodes}
         bitsets = []
         for i, n in enumerate(cat_nodes):  # categorical: threshold is the bitset's index
             thr[n], decision[n] = i, "9"  # categorical, NaN (and negatives) right
-            bitsets.append(_bitset(categories[n]))
+            cats, members_right = categories[n]
+            bitsets.append(_bitset(cats))
+            if members_right:  # a Newton split: LightGBM's left (the members) is its right
+                children[n] = children[n][::-1]
 
         def child(c):
             c = int(c)
@@ -385,8 +404,8 @@ def _lgb_tree(tree, index, offset):
             "split_gain=" + " ".join(_g(tree.gain[n]) for n in nodes),
             "threshold=" + " ".join(_g(thr[n]) for n in nodes),
             "decision_type=" + " ".join(decision[n] for n in nodes),
-            "left_child=" + " ".join(child(tree.children_left[n]) for n in nodes),
-            "right_child=" + " ".join(child(tree.children_right[n]) for n in nodes),
+            "left_child=" + " ".join(child(children[n][0]) for n in nodes),
+            "right_child=" + " ".join(child(children[n][1]) for n in nodes),
         ]
         if cat_nodes:
             bounds = np.cumsum([0] + [len(b) for b in bitsets])
