@@ -388,6 +388,7 @@ class _GradientBoosting(Exportable, BaseEstimator):
         "data_sample_strategy": [StrOptions({"bagging", "goss"})],
         "top_rate": [Interval(Real, 0, 1, closed="right")],
         "other_rate": [Interval(Real, 0, 1, closed="right")],
+        "categorical_features": [None, "array-like", StrOptions({"from_dtype"})],
     }
 
     def __init__(self, n_estimators=100, learning_rate=0.3, max_depth=6, reg_lambda=1.0,
@@ -396,7 +397,7 @@ class _GradientBoosting(Exportable, BaseEstimator):
                  early_stopping_rounds=None, random_state=None, n_jobs=None, criterion="newton",
                  subsample=1.0, colsample_bytree=1.0, colsample_bylevel=1.0,
                  colsample_bynode=1.0, data_sample_strategy="bagging", top_rate=0.2,
-                 other_rate=0.1):
+                 other_rate=0.1, categorical_features="from_dtype"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -420,6 +421,7 @@ class _GradientBoosting(Exportable, BaseEstimator):
         self.data_sample_strategy = data_sample_strategy
         self.top_rate = top_rate
         self.other_rate = other_rate
+        self.categorical_features = categorical_features
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -428,12 +430,25 @@ class _GradientBoosting(Exportable, BaseEstimator):
         return tags
 
     def _validate_X(self, X, reset):
+        X = _category_codes(X, self._categories)
         return validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64,
                              ensure_all_finite="allow-nan", reset=reset)
 
     def _check_X(self, X):
         check_is_fitted(self)
         return self._validate_X(X, reset=False)
+
+    def _validate_fit(self, X, y, **kwargs):
+        """(X, y) validated, the category columns of a DataFrame as codes of their
+        categories (kept in ``_categories`` for predict), and ``is_categorical_`` set."""
+        self._categories = _dtype_categories(X)
+        X = _category_codes(X, self._categories)
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64,
+                             ensure_all_finite="allow-nan", **kwargs)
+        self.is_categorical_ = _categorical_mask(self.categorical_features, self._categories,
+                                                 getattr(self, "feature_names_in_", None),
+                                                 X.shape[1])
+        return X, y
 
     def _params(self, objective, num_class):
         params = {"objective": objective, "max_depth": self.max_depth,
@@ -463,7 +478,8 @@ class _GradientBoosting(Exportable, BaseEstimator):
         obj = None
         if callable(objective):
             obj, objective = sklearn_objective(objective), None
-        dtrain = DMatrix(X, label=y, weight=sample_weight)
+        types = ["c" if c else "q" for c in self.is_categorical_]
+        dtrain = DMatrix(X, label=y, weight=sample_weight, feature_types=types)
         evals = []
         if eval_set is not None:
             weights = sample_weight_eval_set or [None] * len(eval_set)
@@ -471,8 +487,8 @@ class _GradientBoosting(Exportable, BaseEstimator):
                 raise ValueError("sample_weight_eval_set must have one entry per eval_set pair")
             for i, ((Xe, ye), we) in enumerate(zip(eval_set, weights)):
                 Xe = self._validate_X(Xe, reset=False)
-                evals.append((DMatrix(Xe, label=encode(np.asarray(ye)), weight=we),
-                              f"validation_{i}"))
+                evals.append((DMatrix(Xe, label=encode(np.asarray(ye)), weight=we,
+                                      feature_types=types), f"validation_{i}"))
         if self.early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set in fit")
         self.evals_result_ = {}
@@ -511,6 +527,59 @@ class _GradientBoosting(Exportable, BaseEstimator):
         return gain / total if total > 0 else gain
 
 
+def _dtype_categories(X):
+    """{column position: categories} of a DataFrame's ``category`` columns ({} otherwise)."""
+    if type(X).__name__ != "DataFrame" or not hasattr(X, "dtypes"):
+        return {}
+    import pandas as pd
+    return {j: dtype.categories for j, dtype in enumerate(X.dtypes)
+            if isinstance(dtype, pd.CategoricalDtype)}
+
+
+def _category_codes(X, categories):
+    """X with its category columns replaced by their codes among ``categories`` (float,
+    NaN for missing values and values outside them)."""
+    if not categories or type(X).__name__ != "DataFrame":
+        return X
+    import pandas as pd
+    X = X.copy()
+    for j, cats in categories.items():
+        codes = pd.Categorical(X.iloc[:, j], categories=cats).codes.astype(np.float64)
+        codes[codes < 0] = np.nan
+        X[X.columns[j]] = codes
+    return X
+
+
+def _categorical_mask(spec, categories, names, n_features):
+    """The boolean mask of ``categorical_features`` (HistGradientBoosting's forms)."""
+    mask = np.zeros(n_features, bool)
+    if spec is None:
+        return mask
+    if isinstance(spec, str):  # "from_dtype"
+        mask[list(categories)] = True
+        return mask
+    spec = np.asarray(spec)
+    if spec.dtype.kind in "US":
+        if names is None:
+            raise ValueError("categorical_features names features, but X has no feature "
+                             "names (pass a DataFrame, or indices)")
+        unknown = sorted(set(spec.tolist()) - set(names))
+        if unknown:
+            raise ValueError(f"categorical_features names {unknown}, not columns of X")
+        return np.isin(np.asarray(names), spec)
+    if spec.dtype == bool:
+        if spec.shape != (n_features,):
+            raise ValueError(f"categorical_features as a mask needs {n_features} entries, "
+                             f"got shape {spec.shape}")
+        return spec.copy()
+    if spec.size and (spec.dtype.kind not in "iu" or spec.min() < 0
+                      or spec.max() >= n_features):
+        raise ValueError(f"categorical_features must be indices in [0, {n_features}), a "
+                         f"boolean mask, feature names or 'from_dtype'; got {spec.tolist()}")
+    mask[spec.astype(np.int64)] = True
+    return mask
+
+
 class APGradientBoostingRegressor(RegressorMixin, _GradientBoosting):
     """Gradient boosting of exact Newton trees, in ``xgboost.XGBRegressor``'s parameters.
 
@@ -534,13 +603,19 @@ class APGradientBoostingRegressor(RegressorMixin, _GradientBoosting):
 
     Attributes: ``booster_`` (the apsplit Booster), ``evals_result_``,
     ``best_iteration_``, ``best_score_``, ``history_``, ``feature_importances_``,
-    ``n_features_in_``.
+    ``n_features_in_``, ``is_categorical_``.
+
+    ``categorical_features`` (``HistGradientBoostingRegressor``'s): "from_dtype" (a
+    DataFrame's ``category`` columns; none for arrays), None, feature indices, a
+    boolean mask or feature names.  A DataFrame's category column is coded by the
+    categories seen in fit (a value outside them, at predict, is missing); other
+    categorical features must hold integer codes in [0, 2**24).  Their splits are
+    exact categorical splits (``apsplit.kernels.newton_categorical``).
     """
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
-        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64,
-                             ensure_all_finite="allow-nan", y_numeric=True)
+        X, y = self._validate_fit(X, y, y_numeric=True)
         objective = "reg:squarederror" if self.objective is None else self.objective
         return self._boost(X, y, sample_weight, eval_set, sample_weight_eval_set, objective,
                            None, encode=lambda ye: ye)
@@ -565,8 +640,7 @@ class APGradientBoostingClassifier(ClassifierMixin, _GradientBoosting):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None):
-        X, y = validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64,
-                             ensure_all_finite="allow-nan")
+        X, y = self._validate_fit(X, y)
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
