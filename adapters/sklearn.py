@@ -541,10 +541,10 @@ def _category_codes(X, categories):
     NaN for missing values and values outside them)."""
     if not categories or type(X).__name__ != "DataFrame":
         return X
-    import pandas as pd
     X = X.copy()
     for j, cats in categories.items():
-        codes = pd.Categorical(X.iloc[:, j], categories=cats).codes.astype(np.float64)
+        values = np.asarray(X.iloc[:, j], dtype=object)
+        codes = cats.get_indexer(values).astype(np.float64)  # -1: missing or not in cats
         codes[codes < 0] = np.nan
         X[X.columns[j]] = codes
     return X

@@ -146,8 +146,8 @@ def check_codes(values, feature):
     bad = (values < 0) | (values > MAX_CATEGORY) | (values != np.floor(values))
     if bad.any():
         raise ValueError(f"categorical feature {feature} holds the value "
-                         f"{values[bad][0]!r}: categories must be integer codes in [0, 2**24) "
-                         f"(pandas' .cat.codes; NaN for missing)")
+                         f"{float(values[bad][0])!r}: categories must be integer codes in "
+                         f"[0, 2**24) (pandas' .cat.codes; NaN for missing)")
 
 
 def _csr(X):

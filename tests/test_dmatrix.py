@@ -38,11 +38,31 @@ def test_pandas_names_and_categoricals():
     df = pd.DataFrame({"a": [1.0, None, 3.0], "b": [1, 2, 3]})
     d = DMatrix(df, label=pd.Series([0, 1, 1]))
     assert d.feature_names == ["a", "b"] and np.isnan(d.data[1, 0])
-    df["c"] = pd.Categorical(["x", "y", "x"])
-    with pytest.raises(ValueError, match="column 'c' is categorical"):
-        DMatrix(df)
+    assert d.feature_types == ["q", "q"] and not d.categorical.any()
+    assert DMatrix(X).feature_types is None
+    df["c"] = pd.Categorical(["x", None, "w"], categories=["x", "w"])
+    d = DMatrix(df)
+    assert d.feature_types == ["q", "q", "c"] and list(d.categorical) == [False, False, True]
+    np.testing.assert_array_equal(d.data[:, 2], [0.0, np.nan, 1.0])  # codes, -1 missing
+    assert list(d.binned().categorical) == [False, False, True]
+    with pytest.raises(ValueError, match="column 'c' is categorical and enable_categorical"):
+        DMatrix(df, enable_categorical=False)
     with pytest.raises(ValueError, match="column 's' has dtype .*, not numeric"):
         DMatrix(pd.DataFrame({"s": ["u", "v"]}))
+
+
+def test_feature_types():
+    d = DMatrix(np.array([[0.0, 1.5], [3.0, np.nan]]), feature_types=["c", "float"])
+    assert d.feature_types == ["c", "q"] and list(d.categorical) == [True, False]
+    assert d.slice([1]).feature_types == ["c", "q"] and d.slice([1]).categorical[0]
+    S = DMatrix(sp.csr_matrix(np.array([[0.0, 2.0], [1.0, 0.0]])), feature_types=["q", "c"])
+    assert list(S.binned().categorical) == [False, True]
+    for types, message in [(["c"], "feature_types has 1 types"), (["c", "x"], "unknown"),
+                           (["q", "c"], "categorical feature 1 holds the value 1.5")]:
+        with pytest.raises(ValueError, match=message):
+            DMatrix(np.array([[0.0, 1.5], [3.0, np.nan]]), feature_types=types)
+    with pytest.raises(ValueError, match="integer codes"):
+        DMatrix(np.array([[-1.0], [2.0]]), feature_types=["c"])
 
 
 def test_from_xgboost_dmatrix():
@@ -54,6 +74,11 @@ def test_from_xgboost_dmatrix():
     assert d.get_weight().tolist() == [1, 2, 3] and d.feature_names == ["p", "q", "r"]
     sparse = xgb.DMatrix(sp.random(50, 40, density=0.05, format="csr", random_state=0))
     assert sp.issparse(DMatrix(sparse).data)
+    import pandas as pd
+    df = pd.DataFrame({"c": pd.Categorical(["b", None, "a"]), "x": [1.0, 2.0, 3.0]})
+    d = DMatrix(xgb.DMatrix(df, enable_categorical=True))
+    assert d.feature_types == ["c", "q"] and d.feature_names == ["c", "x"]
+    np.testing.assert_array_equal(d.data[:, 0], DMatrix(df).data[:, 0])
 
 
 def test_bad_input_is_named():

@@ -357,3 +357,41 @@ def test_a_feature_name_xgboost_refuses_is_named():
                 DMatrix(X, label=X[:, 0], feature_names=["ok", "x[0]"]), 1)
     with pytest.raises(ValueError, match=r"x\[0\]"):
         bst.to_xgboost()
+
+
+@pytest.mark.parametrize("objective", ["binary:logistic", "multi:softprob"])
+def test_categorical_newton_splits_are_the_libraries_categorical_splits(objective):
+    """train on a DataFrame with category columns (NaN included); both libraries load the
+    export and predict apsplit's margins on the training rows and on rows with codes
+    never seen in training, negative ones and missing ones."""
+    import lightgbm as lgb
+    import pandas as pd
+    rng = np.random.default_rng(5)
+    n = 600
+    a = rng.integers(0, 12, n)
+    b = rng.integers(0, 5, n)
+    x = rng.normal(size=n)
+    k = 3 if objective == "multi:softprob" else 2
+    y = (np.isin(a, [1, 4, 7, 8]) + (b == 2) + (x > 0.5)) % k
+    df = pd.DataFrame({"a": pd.Categorical(a, categories=range(20)),
+                       "b": pd.Categorical(b), "x": x})
+    df.loc[::11, "a"] = np.nan
+    params = {"objective": objective, "max_depth": 4}
+    if k > 2:
+        params["num_class"] = k
+    bst = train(params, DMatrix(df, label=y), ROUNDS)
+    assert any(s is not None for t in bst.trees for s in t.categories_right)
+    X = DMatrix(df).data
+    unseen = np.column_stack([rng.integers(12, 40, 50), rng.integers(-3, 9, 50),
+                              rng.normal(size=50)]).astype(float)
+    unseen[::7, 1] = np.nan
+    X = np.vstack([X, unseen])
+    ours = bst.predict(X, output_margin=True)
+    xb = bst.to_xgboost()
+    dx = xgb.DMatrix(X, feature_names=["a", "b", "x"], feature_types=["c", "c", "q"],
+                     enable_categorical=True)
+    theirs = xb.predict(dx, output_margin=True)
+    assert np.all(np.abs(theirs - ours) <= _xgb_bound(bst, X))
+    lb = lgb.Booster(model_str=lightgbm_text(bst))
+    np.testing.assert_allclose(lb.predict(X, raw_score=True), ours, rtol=1e-6, atol=1e-12)
+

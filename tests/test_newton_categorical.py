@@ -316,3 +316,30 @@ def test_angle_order_cut_is_optimal_without_constraints():
         side = np.zeros(q, np.bool_)
         assert nc.best_partition(items, node, params, -np.inf, 0.0, side) == \
             pytest.approx(best, rel=1e-12)
+
+
+def test_a_search_past_its_node_budget_raises():
+    """Sixty categories of one gradient ratio with min_child_weight at an awkward share of
+    the hessian: a subset-sum instance; the search refuses rather than guess."""
+    rng = np.random.default_rng(0)
+    q = 60
+    h = rng.uniform(1, 2, q)
+    g = -h + rng.normal(size=q) * 1e-9
+    p = NewtonParams(max_depth=1, min_child_weight=float(h.sum() * 0.3 + 0.123456))
+    items = nc.Items(g, h, np.ones(q, np.int64), np.arange(q))
+    node = nc.NodeSums(g.sum(), h.sum(), q, g.sum() ** 2 / (h.sum() + 1))
+    with pytest.raises(ValueError, match="branch-and-bound nodes"):
+        nc.best_partition(items, node, p.kernel_params(q), -np.inf, 0.0, np.zeros(q, np.bool_))
+
+
+def test_pickled_tree_and_data_keep_the_categories():
+    import pickle
+    x = np.array([[0.0], [1.0], [2.0], [1.0]])
+    data = NewtonData(x, categorical=[0])
+    tree = grow_newton_tree(data, np.array([1.0, -2.0, 1.0, -2.0]), np.ones(4),
+                            NewtonParams(max_depth=1, min_child_weight=0.0))
+    tree2, data2 = pickle.loads(pickle.dumps((tree, data)))
+    assert list(data2.categorical) == [True] and "1 categorical" in repr(data2)
+    assert [list(c) if c is not None else None for c in tree2.categories_right] == \
+        [[1], None, None]
+    np.testing.assert_array_equal(tree2.apply(x), tree.row_leaf)

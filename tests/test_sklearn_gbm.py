@@ -79,3 +79,61 @@ def test_regressor_callable_objective():
     b = APGradientBoostingRegressor(n_estimators=3, max_depth=2, base_score=0.0).fit(X, y)
     np.testing.assert_allclose(a.predict(X), b.predict(X), rtol=1e-6, atol=1e-7)
     assert a.score(X, y) > 0.5
+
+
+def _categorical_frame(n=300, seed=0):
+    import pandas as pd
+    rng = np.random.default_rng(seed)
+    c = rng.choice(list("abcdef"), n)
+    x = rng.normal(size=n)
+    y = (np.isin(c, ["a", "d", "e"]) + 0.2 * x > 0.5).astype(int)
+    df = pd.DataFrame({"c": pd.Categorical(c), "x": x})
+    return df, y
+
+
+def test_categorical_features_from_dtype_is_train_on_codes():
+    """A DataFrame's category column is split by categories, as train() on its codes with
+    feature_types "c"; a predict frame whose dtype orders the categories otherwise, or
+    holds one unseen in fit (missing), is coded by fit's categories."""
+    df, y = _categorical_frame()
+    model = APGradientBoostingClassifier(n_estimators=5, max_depth=3).fit(df, y)
+    assert list(model.is_categorical_) == [True, False]
+    codes = np.column_stack([df["c"].cat.codes, df["x"]]).astype(float)
+    bst = train({"objective": "binary:logistic", "max_depth": 3},
+                DMatrix(codes, label=y, feature_types=["c", "q"]), 5)
+    np.testing.assert_allclose(model.predict_proba(df)[:, 1], bst.predict(codes), rtol=1e-12)
+    reordered = df.copy()
+    reordered["c"] = reordered["c"].cat.reorder_categories(list("fedcba"))
+    np.testing.assert_array_equal(model.predict_proba(reordered), model.predict_proba(df))
+    unseen = df.iloc[:3].copy()
+    unseen["c"] = unseen["c"].cat.add_categories("z")
+    unseen.loc[unseen.index[0], "c"] = "z"
+    as_missing = codes[:3].copy()
+    as_missing[0, 0] = np.nan
+    np.testing.assert_allclose(model.predict_proba(unseen)[:, 1], bst.predict(as_missing),
+                               rtol=1e-12)
+    assert any(s is not None for t in model.booster_.trees for s in t.categories_right)
+
+
+@pytest.mark.parametrize("spec", [[0], np.array([True, False]), ["c"]])
+def test_categorical_features_indices_mask_names(spec):
+    df, y = _categorical_frame()
+    X = df.assign(c=df["c"].cat.codes.astype(float))
+    model = APGradientBoostingRegressor(n_estimators=3, max_depth=2,
+                                        categorical_features=spec).fit(X, y)
+    assert list(model.is_categorical_) == [True, False]
+    assert not APGradientBoostingRegressor(n_estimators=1, categorical_features=None).fit(
+        df, y).is_categorical_.any()
+
+
+@pytest.mark.parametrize("spec, message", [
+    ([2], "indices in"), (np.array([True]), "mask needs 2"), (["nope"], "not columns"),
+    ([1], "categorical feature 1 holds the value")])
+def test_bad_categorical_features_are_named(spec, message):
+    df, y = _categorical_frame()
+    X = df.assign(c=df["c"].cat.codes.astype(float))
+    with pytest.raises(ValueError, match=message):
+        APGradientBoostingRegressor(n_estimators=1, categorical_features=spec).fit(X, y)
+    with pytest.raises(ValueError, match="no feature names"):
+        APGradientBoostingRegressor(n_estimators=1, categorical_features=["c"]).fit(
+            X.to_numpy(), y)
