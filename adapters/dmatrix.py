@@ -161,6 +161,8 @@ class DMatrix:
         xgboost.DMatrix's, else all numeric
     enable_categorical : None or True (a DataFrame's category columns are categorical),
         or False (they are refused, as XGBoost does); XGBoost's name
+
+    ``categorical`` is the boolean mask of the categorical features.
     """
 
     def __init__(self, X, label=None, weight=None, base_margin=None, feature_names=None,
@@ -231,16 +233,11 @@ class DMatrix:
                                  f"categorical feature, 'q' for a numeric one")
             self.categorical = np.array([t == "c" for t in types])
             types = ["c" if t == "c" else "q" for t in types]
+            columns = self.data.tocsc() if sp.issparse(self.data) else self.data
             for k in np.flatnonzero(self.categorical):
-                check_codes(self._column_values(k), k)
+                values = columns[:, [k]].data if sp.issparse(columns) else columns[:, k]
+                check_codes(values[~np.isnan(values)], k)
         self._feature_types = types
-
-    def _column_values(self, k):
-        """The present values of column k."""
-        if sp.issparse(self.data):
-            return self.data.tocsc()[:, k].data
-        column = self.data[:, k]
-        return column[~np.isnan(column)]
 
     def set_label(self, label):
         if label is not None and _is_series(label):

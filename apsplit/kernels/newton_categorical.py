@@ -70,7 +70,7 @@ import numpy as np
 from numba import njit
 
 from .newton_split import newton_score, soft_threshold
-from .sort import heapsort
+from .sort import bisect_left, heapsort
 
 MAX_SEARCH_NODES = 1 << 20   # branch-and-bound nodes allowed for one node's categorical split
 MAX_CATEGORY = (1 << 24) - 1  # largest code: XGBoost's categories are below 2**24
@@ -132,14 +132,8 @@ def in_set(codes, start, count, x):
     if not (x >= 0.0 and x <= MAX_CATEGORY):
         return False
     c = np.int64(x)
-    lo, hi = start, start + count
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if codes[mid] < c:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < start + count and codes[lo] == c
+    i = bisect_left(codes, start, start + count, c)
+    return i < start + count and codes[i] == c
 
 
 @njit(cache=True)
