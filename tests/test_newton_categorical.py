@@ -5,12 +5,12 @@ The brute force: the node's *items* are its categories and, when it has any, its
 missing rows; every partition of the items into two non-empty sides is scored from
 the rows' sums (``newton_oracle.score``), admissible when each side holds a row with
 h > 0 and a hessian sum >= min_child_weight.  The kernel must find a partition whose
-gain is the optimum within a tolerance of 1e-9 of the node's gain scale
-(sum |g|)^2 / (H + lambda) plus |s(L)| + |s(R)| + |s(P)| of the near-optimal
-partitions, plus 1e-12 (the tie window is 1e-10 of the first; the rest is the
-rounding of the scores: the property tests draw dyadic values, whose sums are exact
-in any order, and a float test uses test_newton's tolerance for float sums), or a leaf when no admissible
+gain is the optimum within 1e-9 of a scale plus 1e-12, or a leaf when no admissible
 partition gains more than 1e-6 (cases within the tolerance of 1e-6 are not judged).
+The scale is the node's tie scale (sum |g|)^2 / (H + lambda) plus |s(L)| + |s(R)| +
+|s(P)| of the near-optimal partitions: the tie window is 1e-10 of the first, the rest
+is the rounding of the scores.  The property tests draw dyadic values, whose sums are
+exact in any order; a float test uses test_newton's tolerance for float sums.
 """
 
 import numpy as np
@@ -320,7 +320,9 @@ def test_angle_order_cut_is_optimal_without_constraints():
 
 def test_a_search_past_its_node_budget_raises():
     """Sixty categories of one gradient ratio with min_child_weight at an awkward share of
-    the hessian: a subset-sum instance; the search refuses rather than guess."""
+    the hessian: a subset-sum instance; with no tie window (0 here; in a tree it is 1e-10
+    of the node's scale, which ends this search early) the search refuses rather than
+    guess."""
     rng = np.random.default_rng(0)
     q = 60
     h = rng.uniform(1, 2, q)
@@ -343,3 +345,4 @@ def test_pickled_tree_and_data_keep_the_categories():
     assert [list(c) if c is not None else None for c in tree2.categories_right] == \
         [[1], None, None]
     np.testing.assert_array_equal(tree2.apply(x), tree.row_leaf)
+
