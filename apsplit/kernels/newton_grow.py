@@ -286,6 +286,8 @@ def _grow(cols, gh, root_rows, features, params, draw):
         # every row to its child: missing ones by default, present ones by their value
         row_leaf, default_left = tree.row_leaf, tree.default_left
         split_feature, threshold = tree.feature, tree.threshold
+        category_start, category_count = tree.category_start, tree.category_count
+        category_codes = tree.category_codes
         col_rows, col_values = cols.rows, cols.values
         for p in range(active.shape[0]):
             r = active[p]
@@ -307,9 +309,9 @@ def _grow(cols, gh, root_rows, features, params, draw):
                 node = slot_node[s]
                 if split_feature[node] != k:
                     continue
-                if tree.category_start[node] >= 0:
-                    right = in_set(tree.category_codes, tree.category_start[node],
-                                   tree.category_count[node], col_values[e])
+                if category_start[node] >= 0:
+                    right = in_set(category_codes, category_start[node], category_count[node],
+                                   col_values[e])
                 else:
                     right = not col_values[e] <= threshold[node]
                 moved[r] = child_slot[s] + (1 if right else 0)
