@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 
 from numba.extending import is_jitted
 
-from .kernels import newton_grow
+from .kernels import newton_grow, newton_search
 from .kernels.newton_split import Params, newton_score, newton_weight
 
 __all__ = ["register_criterion", "available_criteria", "get_criterion", "Criterion"]
@@ -73,18 +73,34 @@ class Criterion:
     score: object
     weight: object
     built_in: bool = False
+    bounds: object = None
     _grower: object = field(default=None, repr=False)
+    _batched: object = field(default=None, repr=False)
+
+    def _label(self):
+        return "user_" + re.sub(r"\W", "_", self.name) + f"_{next(_SERIAL)}"
 
     def grower(self):
         if self._grower is None:
-            label = "user_" + re.sub(r"\W", "_", self.name) + f"_{next(_SERIAL)}"
-            self._grower = newton_grow.specialise(self.score, self.weight, label)
+            self._grower = newton_grow.specialise(self.score, self.weight, self._label())
         return self._grower
+
+    def batched_grower(self):
+        """The grower of quick and adaptive (``newton_search.specialise``), compiled at the
+        first tree; needs ``bounds``."""
+        if self._batched is None:
+            label = self._label()
+            upper, lower = newton_search.user_gain_bounds(self.bounds, label)
+            self._batched = newton_search.specialise(self.score, self.weight, upper, lower,
+                                                     label)
+        return self._batched
 
 
 _SERIAL = itertools.count(1)  # tells apart the growers of criteria registered under one name
 _REGISTRY = {BUILT_IN: Criterion(BUILT_IN, newton_score, newton_weight, built_in=True,
-                                 _grower=newton_grow.grow_newton)}
+                                 bounds="convex (kernels/newton_bounds.py)",
+                                 _grower=newton_grow.grow_newton,
+                                 _batched=newton_search.grow_batched_newton)}
 
 
 def _numba_message(exc):
