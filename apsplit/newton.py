@@ -56,7 +56,6 @@ __all__ = ["NewtonParams", "NewtonData", "NewtonTree", "grow_newton_tree", "METH
            "WEIGHT_ORDERS"]
 
 METHODS = ("exhaustive", "quick", "adaptive")
-_BATCHED = {"quick": newton_search.QUICK, "adaptive": newton_search.ADAPTIVE}
 LEAF = -1
 
 #: the weight-order keys of quick and adaptive (rows assessed in decreasing key)
@@ -561,7 +560,8 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
         return tree
     key = np.ascontiguousarray(WEIGHT_ORDERS[weight_order](grad, hess), dtype=np.float64)
     order = rows[np.argsort(-key[rows], kind="stable")]
-    search = newton_search.Search(*data.rank_codes(), order, key, _BATCHED[method],
+    search = newton_search.Search(*data.rank_codes(), order, key,
+                                  np.array(newton_search.PREFIXES[method], np.float64),
                                   np.zeros(1, np.int64))
     kernel_tree = crit.batched_grower()(data.columns(), gh, rows, features,
                                         params.kernel_params(rows.size), draw, search)

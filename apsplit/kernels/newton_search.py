@@ -10,9 +10,9 @@ pruning and compaction.  Only the feature scan of a level changes
    a key per row, computed once per tree; a level's nodes keep that order, as a
    stable partition of their parent's would).
 2. Each (node, feature) pair the node may split on is assessed on a prefix of
-   its rows (``quick``: the prefix holding ``QUICK_FRACTION`` of the node's key
-   total; ``adaptive``: prefixes of ``ADAPTIVE_FRACTIONS`` of it in turn, for
-   the features still alive): the seen rows sorted by value rank give every
+   its rows (``quick``: the prefix holding 0.9 of the node's key total;
+   ``adaptive``: prefixes holding 1/2, 3/4, ... 63/64 of it in turn, while the
+   feature's bound is not yet under its threshold; ``PREFIXES``): the seen rows sorted by value rank give every
    candidate's seen left part, and ``newton_bounds`` bounds the computed gain of
    every candidate of the feature above (UB) and, on candidates that exist and
    are admissible whatever the unseen rows do, below (LB).
@@ -64,12 +64,8 @@ from .newton_grow import _new_tree, compact, draw_features, level_stats, prune, 
 from .newton_split import KRT_EPS, Rows, make_best, make_running, scan_feature
 
 LEAF = -1
-QUICK, ADAPTIVE = 1, 2
-QUICK_FRACTION = 0.9                              # quick's prefix: this share of the key total
-ADAPTIVE_FRACTIONS = (0.5, 0.75, 0.875, 0.9375, 0.96875, 0.984375)   # adaptive's prefixes
-
-_QUICK_PREFIXES = np.array([QUICK_FRACTION])
-_ADAPTIVE_PREFIXES = np.array(ADAPTIVE_FRACTIONS)
+#: each method's prefixes, as shares of a node's key total, assessed in turn
+PREFIXES = {"quick": (0.9,), "adaptive": (0.5, 0.75, 0.875, 0.9375, 0.96875, 0.984375)}
 
 _SOURCE_TAG = hashlib.sha1(b"".join(Path(m.__file__).read_bytes() for m in (
     newton_split, newton_grow, newton_bounds))).hexdigest()[:12]
@@ -84,8 +80,8 @@ class Search(NamedTuple):
     ``codes[f, row]``: the rank of the row's value among feature f's distinct present
     values (-1: missing); ``value_indptr``/``values``: those distinct values per
     feature, ascending.  ``order``: the tree's rows in weight order; ``key``: every
-    row's weight-order key (>= 0).  ``method``: QUICK or ADAPTIVE.  ``assessments``:
-    one int64, the count (output).
+    row's weight-order key (>= 0).  ``prefixes``: the method's (``PREFIXES``).
+    ``assessments``: one int64, the count (output).
     """
 
     codes: np.ndarray
@@ -93,7 +89,7 @@ class Search(NamedTuple):
     values: np.ndarray
     order: np.ndarray
     key: np.ndarray
-    method: int
+    prefixes: np.ndarray
     assessments: np.ndarray
 
 
@@ -274,7 +270,7 @@ def _search_level(cols, rows, level, scanned, allowed, search, params):
     Free names bound by ``specialise``: ``score``, ``gain_upper``, ``gain_lower``."""
     m = level.grad.shape[0]
     slots = make_slots(search.order, rows.position, rows.gh, m)
-    fractions = _QUICK_PREFIXES if search.method == QUICK else _ADAPTIVE_PREFIXES
+    fractions = search.prefixes
     n_stages = fractions.shape[0]
     D = newton_bounds.N_DIRECTIONS
     length = np.zeros((m, n_stages), np.int64)       # the prefixes (0: not computed yet)
