@@ -300,7 +300,6 @@ def test_refusals():
     apsplit.register_criterion("unbounded_test", _unbounded_score, overwrite=True)
     with pytest.raises(ValueError, match="bounds="):
         grow_newton_tree(data, g, h, NewtonParams(), method="quick", criterion="unbounded_test")
-    grow_newton_tree(data, g, h, NewtonParams(), criterion="unbounded_test")  # exhaustive: fine
     with pytest.raises(TypeError, match="bounds must be a numba-jitted"):
         apsplit.register_criterion("x_test", _unbounded_score, bounds=lambda *a: (0.0, 1.0))
     with pytest.raises(ValueError, match="miss the score"):
