@@ -115,6 +115,9 @@ def data_dense(data, X, sparse):
     return np.where(Xo == 0.0, np.nan, Xo)
 
 
+_newton_bounds = ns.bind_feature_bounds(nb.newton_gain_upper, nb.newton_gain_lower, "test")
+
+
 @njit
 def _root_bounds(codes_f, forward, gh, key, m, params):
     n = gh.shape[0]
@@ -126,8 +129,8 @@ def _root_bounds(codes_f, forward, gh, key, m, params):
     parent = nb.Parent(level.grad[0], level.hess[0], level.score[0], slots.abs_grad[0],
                        slack_G, slack_H)
     unseen = nb.unseen_region(gh, slots.seq, m, n, slack_G, slack_H)
-    ub, lb = ns.feature_bounds(codes_f, ns.Prefix(slots.seq, 0, m), gh, unseen, parent, forward,
-                               np.inf, params, nb.newton_gain_upper, nb.newton_gain_lower)
+    ub, lb = _newton_bounds(codes_f, ns.Prefix(slots.seq, 0, m), gh, unseen, parent, forward,
+                            np.inf, params)
     return ub, lb, slots.seq
 
 

@@ -9,21 +9,23 @@ pruning and compaction.  Only the feature scan of a level changes
 1. Every open node's rows in *weight order* (``Search.order``: the tree's rows by
    a key per row, computed once per tree; a level's nodes keep that order, as a
    stable partition of their parent's would).
-2. Each (node, feature) pair the node may split on is assessed on a prefix of
-   its rows (``quick``: the prefix holding 0.9 of the node's key total;
-   ``adaptive``: prefixes holding 1/2, 3/4, ... 63/64 of it in turn, while the
-   feature's bound is not yet under its threshold; ``PREFIXES``): the seen rows sorted by value rank give every
-   candidate's seen left part, and ``newton_bounds`` bounds the computed gain of
-   every candidate of the feature above (UB) and, on candidates that exist and
-   are admissible whatever the unseen rows do, below (LB).
-3. The canonical pass: the features in increasing index, each scanned by
+2. The canonical pass: the features in increasing index, each scanned by
    ``newton_split.scan_feature`` exactly as the exhaustive engine scans it, but
    only in the nodes where it can still be recorded.  Feature f is skipped in
-   node s when
+   node s when its upper bound gets under the threshold
 
-       UB(s, f) <= max(best(s) + tie(s), max over the node's features g < f of LB(s, g))
+       T(s, f) = max(best(s) + tie(s), max over the node's features g < f of LB(s, g))
 
-   with best(s) the gain recorded so far in the pass.
+   with best(s) the gain recorded so far in the pass.  When T is finite, f is
+   bounded on prefixes of the node's rows (``PREFIXES``: ``quick`` the prefix
+   holding 0.9 of the node's key total; ``adaptive`` 1/2, 3/4, ... 63/64 of it
+   in turn until the bound gets under T): the seen rows sorted by value rank
+   give every candidate's seen left part, and ``newton_bounds`` bounds the
+   computed gain of every candidate above (UB, abandoned as soon as one
+   candidate's bound passes T) and, on candidates that exist and are
+   admissible whatever the unseen rows do, below (LB).  The unseen rows'
+   polygon (``newton_bounds.unseen_region``) is the same for every feature of
+   a node and prefix, and computed once.
 
 **Why the split is the exhaustive engine's, bit for bit.**  The exhaustive scan
 visits every candidate in a fixed order and records one when its gain exceeds
@@ -32,7 +34,7 @@ recorded changes nothing, so removing it leaves every later decision as it was.
 By induction over the features, the pass and the exhaustive scan have the same
 running best before f, and f's candidates are never recorded if f is skipped:
 (a) if UB(f) <= best + tie, every computed gain of f is <= best + tie; (b) if
-UB(f) <= LB(g) for an earlier g of the node, the exhaustive scan's running best
+UB(f) <= LB(g) for an earlier g of the node (scanned or not), the exhaustive scan's running best
 before f is >= (g's largest computed gain) - tie >= LB(g) - tie >= UB(f) - tie
 (a candidate c not recorded had gain(c) <= running best + tie at its turn, and
 the running best only grows).  Both rest on the bounds holding for the gains
@@ -43,11 +45,16 @@ Removing a candidate that *is* a record can change which of a chain of near-ties
 wins, so a bound that only says "below the best by less than a tie" never
 prunes; a feature's bound must clear the running best, as above.
 
+The scan's order is XGBoost's (a lower feature index wins ties), so features
+are bounded in index order, not best first: a feature before the best one is
+skipped only if its bound gets under the best *earlier* candidate's gain or LB.
+
 **Assessments** are the (feature, row) pairs looked at, per node and feature
 the node may split on: its rows if the feature is scanned there, else the
-longest prefix it was assessed on (exhaustive: rows x features).  They are
+longest prefix it was bounded on (exhaustive: rows x features).  They are
 counted in ``Search.assessments`` for every searched node, gamma-pruned or
-not.
+not; a node that cannot split (fewer than two rows of h > 0, or H below twice
+min_child_weight) costs none.
 """
 
 import hashlib
@@ -71,7 +78,7 @@ _SOURCE_TAG = hashlib.sha1(b"".join(Path(m.__file__).read_bytes() for m in (
     newton_split, newton_grow, newton_bounds))).hexdigest()[:12]
 
 # free names of the templates, bound per criterion by ``specialise`` (placeholders here)
-score = weight = gain_upper = gain_lower = search_level = grow = None
+score = weight = gain_upper = gain_lower = feature_bounds = search_level = grow = None
 
 
 class Search(NamedTuple):
@@ -160,30 +167,39 @@ class Seen(NamedTuple):
 
 
 @njit(inline='always')
-def _upper_at(GL, HL, unseen, parent, params, gain_upper):
-    """UB of the candidates whose seen left part has sums (GL, HL): the left child's H
-    is at least min_child_weight, and so is the right one's (less the slack)."""
+def _upper_both(GL, HL, G_miss, H_miss, both, unseen, parent, params, gain_upper):
+    """UB of the candidates whose seen left part holds the seen present rows (GL, HL), with the
+    seen missing rows (missing left) and, if ``both``, without them (missing right).  The left
+    child's H is at least min_child_weight, and so is the right one's (less the slack)."""
     mcw = params.min_child_weight
-    return gain_upper(GL, HL, unseen, max(mcw - parent.slack_H, 0.0),
-                      parent.H - mcw + parent.slack_H, parent, params)
+    ub = -np.inf
+    for side in range(2 if both else 1):
+        ub = max(ub, gain_upper(GL + (G_miss if side == 0 else 0.0),
+                                HL + (H_miss if side == 0 else 0.0), unseen,
+                                max(mcw - parent.slack_H, 0.0), parent.H - mcw + parent.slack_H,
+                                parent, params))
+    return ub
 
 
 @njit(inline='always')
-def _lower_at(GL, HL, pos_L, seen, unseen, parent, params, gain_lower):
-    """LB of the candidate whose seen left part is (GL, HL, pos_L), if it is admissible
-    whatever the unseen rows do (-inf otherwise)."""
-    HR = seen.H - HL
+def _lower_both(GL, HL, pos_L, miss, both, seen, unseen, parent, params, gain_lower):
+    """LB of the candidates of seen left part (GL, HL, pos_L) plus the seen missing rows
+    ``miss`` = (G, H, n_pos) and, if ``both``, without them: those admissible whatever the
+    unseen rows do (-inf if none)."""
     floor = max(params.min_child_weight, 0.0) + parent.slack_H
-    if pos_L <= 0 or seen.n_pos - pos_L <= 0 or not (HL > floor and HR > floor):
-        return -np.inf
-    box = Box(GL + unseen.G_neg - parent.slack_G, GL + unseen.G_pos + parent.slack_G,
-              HL - parent.slack_H, HL + unseen.H + parent.slack_H)
-    return gain_lower(box, parent, params)
+    lb = -np.inf
+    for side in range(2 if both else 1):
+        G = GL + (miss[0] if side == 0 else 0.0)
+        H = HL + (miss[1] if side == 0 else 0.0)
+        pos = pos_L + (miss[2] if side == 0 else 0)
+        if pos > 0 and seen.n_pos - pos > 0 and H > floor and seen.H - H > floor:
+            box = Box(G + unseen.G_neg - parent.slack_G, G + unseen.G_pos + parent.slack_G,
+                      H - parent.slack_H, H + unseen.H + parent.slack_H)
+            lb = max(lb, gain_lower(box, parent, params))
+    return lb
 
 
-@njit(inline='always')
-def feature_bounds(code, prefix, gh, unseen, parent, forward, cap, params, gain_upper,
-                   gain_lower):
+def _feature_bounds(code, prefix, gh, unseen, parent, forward, cap, params):
     """(UB, LB) of the feature of ``code``'s candidates in a node seen on ``prefix``;
     (inf, -inf) as soon as a candidate's UB exceeds ``cap`` (the feature cannot be skipped).
 
@@ -192,7 +208,10 @@ def feature_bounds(code, prefix, gh, unseen, parent, forward, cap, params, gain_
     missing rows added when missing goes left (the backward pass, always run)
     or not (the forward pass, when ``forward``).  UB is the largest bound over
     them; LB the largest over the candidates between two seen values, which
-    the scan enumerates whatever the unseen rows are."""
+    the scan enumerates whatever the unseen rows are.  S_0 and S_k come first,
+    before the sort: a feature that cannot be skipped often fails there.
+
+    Free names bound by ``specialise``: ``gain_upper``, ``gain_lower``."""
     m = prefix.m
     ranks = np.empty(m, np.int64)
     grads = np.empty(m)
@@ -220,30 +239,25 @@ def feature_bounds(code, prefix, gh, unseen, parent, forward, cap, params, gain_
             hesss[k] = h
             k += 1
     seen = Seen(G_seen, H_seen, n_pos)
+    miss = (G_miss, H_miss, pos_miss)
     both = forward and m - k > 0   # a missing row seen: the two sides of it differ
-    # the two ends first (no sort needed): a feature that cannot be skipped often fails there
-    G_all, H_all = G_seen - G_miss, H_seen - H_miss
-    if max(_upper_at(G_miss, H_miss, unseen, parent, params, gain_upper),
-           _upper_at(G_seen, H_seen, unseen, parent, params, gain_upper)) > cap or (both and max(
-            _upper_at(0.0, 0.0, unseen, parent, params, gain_upper),
-            _upper_at(G_all, H_all, unseen, parent, params, gain_upper)) > cap):
-        return np.inf, -np.inf
+    for end in range(2):
+        GL, HL = (0.0, 0.0) if end == 0 else (G_seen - G_miss, H_seen - H_miss)
+        if _upper_both(GL, HL, G_miss, H_miss, both, unseen, parent, params, gain_upper) > cap:
+            return np.inf, -np.inf
     by_rank = np.argsort(ranks[:k])
     GL = HL = 0.0
     pos_L = 0
     ub = lb = -np.inf
     t = 0
     while True:
-        ub = max(ub, _upper_at(GL + G_miss, HL + H_miss, unseen, parent, params, gain_upper))
-        if both:
-            ub = max(ub, _upper_at(GL, HL, unseen, parent, params, gain_upper))
+        ub = max(ub, _upper_both(GL, HL, G_miss, H_miss, both, unseen, parent, params,
+                                 gain_upper))
         if ub > cap:
             return np.inf, -np.inf
         if 0 < t < k:
-            lb = max(lb, _lower_at(GL + G_miss, HL + H_miss, pos_L + pos_miss, seen, unseen,
-                                   parent, params, gain_lower))
-            if both:
-                lb = max(lb, _lower_at(GL, HL, pos_L, seen, unseen, parent, params, gain_lower))
+            lb = max(lb, _lower_both(GL, HL, pos_L, miss, both, seen, unseen, parent, params,
+                                     gain_lower))
         if t == k:
             break
         c = ranks[by_rank[t]]
@@ -267,7 +281,7 @@ def _search_level(cols, rows, level, scanned, allowed, search, params):
     scanned unless one prefix's UB is under it.  The unseen rows' polygons are
     computed once per slot and prefix.
 
-    Free names bound by ``specialise``: ``score``, ``gain_upper``, ``gain_lower``."""
+    Free names bound by ``specialise``: ``score``, ``feature_bounds``."""
     m = level.grad.shape[0]
     slots = make_slots(search.order, rows.position, rows.gh, m)
     fractions = search.prefixes
@@ -322,8 +336,7 @@ def _search_level(cols, rows, level, scanned, allowed, search, params):
                     unseen = Unseen(region[s, stage, 0], region[s, stage, 1],
                                     region[s, stage, 2], vertex[s, stage, 0], vertex[s, stage, 1])
                     ub, lb = feature_bounds(search.codes[f], Prefix(slots.seq, lo, p), rows.gh,
-                                            unseen, parents[s], cols.forward[f], cap, params,
-                                            gain_upper, gain_lower)
+                                            unseen, parents[s], cols.forward[f], cap, params)
                     seen = p
                     earlier[s] = max(earlier[s], lb)
                     if ub <= cap:
@@ -452,13 +465,21 @@ def _bind(template, qualname, cache, names):
     return njit(cache=cache)(fn)
 
 
+def bind_feature_bounds(gain_upper, gain_lower, name, cache=False):
+    """``_feature_bounds`` compiled with a criterion's gain bounds bound as globals:
+    (code, prefix, gh, unseen, parent, forward, cap, params) -> (UB, LB)."""
+    return _bind(_feature_bounds, f"bounds_{name}", cache,
+                 {"gain_upper": gain_upper, "gain_lower": gain_lower})
+
+
 def specialise(score, weight, gain_upper, gain_lower, name, cache=False):
     """The batched tree grower of a criterion, compiled with its jitted ``score``,
     ``weight`` and gain bounds bound as globals (``newton_grow.specialise``'s scheme;
     a cached grower's name carries a hash of the kernels it inlines)."""
     if cache:
         name = f"{name}_{_SOURCE_TAG}"
-    names = dict(score=score, weight=weight, gain_upper=gain_upper, gain_lower=gain_lower)
+    names = dict(score=score, weight=weight,
+                 feature_bounds=bind_feature_bounds(gain_upper, gain_lower, name, cache))
     names["search_level"] = _bind(_search_level, f"search_{name}", cache, names)
     names["grow"] = _bind(_grow, f"grow_batched_{name}_levels", cache, names)
     return _bind(_grow_tree, f"grow_batched_{name}", cache, names)
