@@ -6,7 +6,9 @@
 
 The criterion, the scan and their proofs are in ``kernels/newton_split.py``,
 the depthwise growth and gamma pruning in ``kernels/newton_grow.py``, routing
-in ``kernels/newton_route.py``.  ``criterion=`` takes a user's child score by
+in ``kernels/newton_route.py``; ``method="quick"`` / ``"adaptive"`` (the same
+trees, fewer assessments) in ``kernels/newton_search.py``, with the bounds on
+the gain over unseen rows in ``kernels/newton_bounds.py``.  ``criterion=`` takes a user's child score by
 name (``apsplit.register_criterion``, ``apsplit/criteria.py``); the rules below
 are the built-in "newton"'s.
 
