@@ -189,13 +189,6 @@ def test_full_prefix_bounds_are_tight():
     assert ub - lb < 1e-6 * best
 
 
-def test_extended_score_is_newton_score_where_h_positive():
-    p = NewtonParams(max_delta_step=0.5, reg_alpha=0.25).kernel_params(10)
-    for G, H in [(3.0, 2.0), (-0.1, 0.5), (0.2, 1e-9), (-7.0, 40.0)]:
-        assert nb.extended_score(G, H, p) == pytest.approx(newton_score(G, H, p), rel=1e-15)
-    assert nb.extended_score(1.0, -1.5, NewtonParams(reg_lambda=1.0).kernel_params(10)) == np.inf
-
-
 @pytest.fixture(scope="module")
 def higgs():
     X, y, classes = load_bundled("higgs7k")

@@ -96,6 +96,6 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args(argv)
-    rows = run(args.datasets.split(","), tuple(int(d) for d in args.depths.split(",")),
-               args.rounds, args.repeats)
-    print(format_rows(rows))
+    depths = tuple(int(d) for d in args.depths.split(","))
+    for name in args.datasets.split(","):   # a table per dataset, as it is measured
+        print(format_rows(run([name], depths, args.rounds, args.repeats)), flush=True)
