@@ -17,6 +17,7 @@ from numba import njit
 
 import apsplit
 import newton_oracle as oracle
+import test_newton
 from apsplit.adapters import DMatrix, train
 from apsplit.experiments.loaders import load_bundled
 from apsplit.kernels import newton_bounds as nb
@@ -35,16 +36,9 @@ def small_prefixes(monkeypatch):
     monkeypatch.setattr(ns, "PREFIXES", SMALL_PREFIXES)
 
 
-_GRAD = st.one_of(st.integers(-64, 64).map(lambda k: k / 8.0), st.just(0.0),
-                  st.integers(-3, 3).map(lambda k: k * 2.0 ** -30),
-                  st.integers(-4, 4).map(lambda k: k * 2.0 ** 20))   # extreme weight ratios
-_HESS = {
-    "ones": st.just(1.0),
-    "dyadic": st.integers(0, 32).map(lambda k: k / 8.0),
-    "tiny": st.one_of(st.just(0.0), st.integers(1, 4).map(lambda k: k * 2.0 ** -30),
-                      st.just(1.0)),
-    "zero_heavy": st.sampled_from([0.0, 0.0, 0.0, 0.25, 2.0]),
-}
+# test_newton's gradients (dyadic, zero, tiny), with extreme ones beside them, and its hessians
+_GRAD = st.one_of(test_newton._GRAD, st.integers(-4, 4).map(lambda k: k * 2.0 ** 20))
+_HESS = test_newton._HESS
 
 
 @st.composite
