@@ -2,6 +2,7 @@
 exhaustive's, for every weight order.  From the repository root:
 
     python -m benchmarks.newton_pruning [--rounds 20] [--depths 3,6] [--repeats 2]
+                                        [--datasets higgs7k,satimage,a8a] [--orders ...]
 
 Per dataset (higgs7k: binary; satimage: softmax, one tree per class and round,
 i.e. one-vs-rest trees; a8a: binary, sparse) and depth, ``apsplit.adapters.train``
@@ -37,10 +38,10 @@ def _problem(name):
     return X, (y == classes[-1]).astype(float), {"objective": "binary:logistic"}
 
 
-def _contenders():
+def _contenders(orders=tuple(WEIGHT_ORDERS)):
     yield "exhaustive", None
     for method in ("quick", "adaptive"):
-        for order in WEIGHT_ORDERS:
+        for order in orders:
             yield method, order
 
 
@@ -52,7 +53,7 @@ def _fit(dtrain, params, rounds, method, order):
     return bst, seconds, assessments
 
 
-def run(datasets=DATASETS, depths=(3, 6), rounds=20, repeats=2):
+def run(datasets=DATASETS, depths=(3, 6), rounds=20, repeats=2, orders=tuple(WEIGHT_ORDERS)):
     """Rows of (dataset, depth, method, order, assessment ratio, CPU ratio, same trees)."""
     rows = []
     for name in datasets:
@@ -61,7 +62,7 @@ def run(datasets=DATASETS, depths=(3, 6), rounds=20, repeats=2):
         for depth in depths:
             params = {**objective, "max_depth": depth, "eta": 0.3, "lambda": 1.0,
                       "min_child_weight": 1.0, "base_score": 0.5}
-            contenders = list(_contenders())
+            contenders = list(_contenders(orders))
             for method, order in contenders:
                 _fit(dtrain, params, 1, method, order)
             best = {}
@@ -95,7 +96,10 @@ def main(argv=None):
     parser.add_argument("--depths", default="3,6")
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--orders", default=",".join(WEIGHT_ORDERS),
+                        help="the weight orders of quick and adaptive (comma-separated)")
     args = parser.parse_args(argv)
     depths = tuple(int(d) for d in args.depths.split(","))
     for name in args.datasets.split(","):   # a table per dataset, as it is measured
-        print(format_rows(run([name], depths, args.rounds, args.repeats)), flush=True)
+        print(format_rows(run([name], depths, args.rounds, args.repeats,
+                              tuple(args.orders.split(",")))), flush=True)
