@@ -71,8 +71,10 @@ _PROBES = ((1.0, 2.0, _DEFAULT), (-0.75, 0.5, _DEFAULT), (0.0, 0.0, _DEFAULT),
 
 @dataclass(eq=False)
 class Criterion:
-    """A registered criterion: its jitted ``score`` and ``weight``, and its tree grower
-    (``grower()``: ``newton_grow.specialise`` of the two, compiled at the first tree)."""
+    """A registered criterion: its jitted ``score`` and ``weight``, its tree grower
+    (``grower()``: ``newton_grow.specialise`` of the two, compiled at the first tree), and
+    ``bounds`` for quick and adaptive (a user's jitted ``bounds``; for the built-in, which
+    bounds its gain jointly in ``kernels/newton_bounds.py``, a description; None: none)."""
 
     name: str
     score: object

@@ -146,7 +146,8 @@ class NewtonData:
     column; sparse input keeps only its stored entries.
 
     Attributes: n_rows, n_features, is_sparse, n_present (present entries per
-    feature).
+    feature).  quick and adaptive also need every row's value rank per feature
+    (``rank_codes``: n_features x n_rows int32, built at their first tree and kept).
     """
 
     def __init__(self, X):
@@ -274,6 +275,8 @@ class NewtonTree:
     row_leaf              leaf of every row of the NewtonData the tree was grown on
                           (-1 for rows outside ``rows``): a boosting round need not route
                           its own rows again
+    assessments           (an attribute of grown trees) the (feature, row) pairs the split
+                          searches looked at (``grow_newton_tree``)
     """
 
     #: the values the thresholds are meant for: "float32" (X rounded to float32 first, as
