@@ -4,13 +4,12 @@ A node P (sums G_P, H_P, score s_P, A = sum |g|) has been *seen* on some of its
 rows.  A candidate split of one feature puts a known part of the seen rows left
 (a seen prefix in value order, with the seen missing rows when missing goes
 left); each unseen row goes left or right, we do not know which.  The unseen
-rows add to the left child's sums a point of the box
-
-    u in [G_neg, G_pos] x [0, H_U]
-
-(G_neg, G_pos: the sums of the unseen negative and positive gradients, H_U
-their hessians): so the left child's (G, H) lies in a box ``Box`` and the
-right child's is (G_P - G, H_P - H).
+rows add to the left child's sums a subset sum of their vectors (g_i, h_i): a
+point of their zonotope, held in the polygon ``unseen_region`` computes once
+per node and prefix (inside the box [G_neg, G_pos] x [0, H_U] of the unseen
+negative and positive gradient sums and hessian sum, and much smaller when g
+and h go together).  So the left child's (G, H) lies in the seen part plus
+that polygon, and the right child's is (G_P - G, H_P - H).
 
 **Upper bound** (``newton_gain_upper``).  The child score is jointly convex in
 (G, H): s(G, H) = max over |w| <= max_delta_step (any w if 0) of
@@ -20,9 +19,11 @@ Newton weight where H + lambda > 0).  ``extended_score`` evaluates that maximum
 for every H (+inf where it is unbounded: H + lambda <= 0 without a clip); it
 equals ``newton_score`` for H > 0 and is >= its 0 elsewhere.  The gain
 f(G, H) = s(G, H) + s(G_P - G, H_P - H) - s_P is a sum of convex functions of
-affine maps, hence convex, and a convex function's maximum over a box is at
-one of its 4 corners.  The box is clipped to min_child_weight on both sides
-(a candidate outside is not admissible and is never recorded).
+affine maps, hence convex, and a convex function's maximum over a polygon is
+at one of its vertices.  The polygon is clipped to the band where both
+children's H are at least min_child_weight (a candidate outside it is not
+admissible and is never recorded): the clipped polygon's vertices are the
+vertices inside the band and the edges' crossings of its two lines.
 
 **Lower bound** (``newton_gain_lower``).  s is even in G, nondecreasing in |G|
 and nonincreasing in H (each affine piece has -(H + lambda) w^2 <= 0 and the
@@ -33,19 +34,22 @@ is (``newton_search``).
 
 **Rounding** (the bounds hold for the gains the exhaustive engine *computes*).
 Sums of n terms differ from the exact ones by at most gamma_n sum |terms|
-(gamma_n = n eps / (1 - n eps), eps = 2^-53) in any order; the box's corners
-are widened by ``Parent.slack_G`` = 8 gamma_n A and ``slack_H`` = 8 gamma_n
-H_P (``parent_slack``), which covers this module's seen sums, the unseen sums
-taken as differences, and the engine's prefix sums.  The engine's right child
+(gamma_n = n eps / (1 - n eps), eps = 2^-53) in any order; the polygon and the
+lower bound's box are widened by ``Parent.slack_G`` = 8 gamma_n A and
+``slack_H`` = 8 gamma_n H_P (``parent_slack``), which covers this module's
+seen and unseen sums and the engine's prefix sums.  The engine's right child
 is fl(G_P - G_L), a point off the line G_R = G_P - G_L by at most 2 eps A
 (eps H_P in H): along that step s changes by at most 2|w| 2 eps A + w^2 2 eps
-H_P (its subgradient is (-2w, -w^2)), with |w| <= W = min(max_delta_step,
-Gabs / (H_min + lambda)) over the box.  Each score is evaluated with a
-relative error of a few eps of its terms' magnitude 2|G||w| + (H+lambda) w^2
-+ 2 alpha |w| <= 5 Gabs W, and the gain adds three of them.  Hence the
-margin ``256 eps (Gabs W + H_P W^2)`` (about 4x the sum of these terms) added
-to the upper bound and subtracted from the lower one; W = inf (no bound) when
-H_min + lambda <= 0 and there is no clip.
+H_P (its subgradient is (-2w, -w^2)), with |w| <= W = Gabs / (H_min + lambda)
+(H_min the lesser child H, less the slack; also |w| <= max_delta_step).  Each
+score is evaluated with a relative error of a few eps of its terms' magnitude
+2|G||w| + (H+lambda) w^2 + 2 alpha |w| <= 5 Gabs W, and the gain adds three of
+them.  Hence the margin ``512 eps (Gabs W + H_P W^2)`` (about 8x the sum of
+these terms, which also covers the polygon's computed vertices and band
+crossings) added to the upper bound and subtracted from the lower one.  W is
+a convex function of (G, H) (a maximum of c / (affine > 0)), so gain + margin
+is convex too and still peaks at a vertex: the margin is taken at each
+vertex.  W = inf (no bound) where H_min + lambda <= 0 and there is no clip.
 
 A user's criterion (``apsplit.register_criterion(..., bounds=)``) supplies
 ``bounds(G_lo, G_hi, H_lo, H_hi, params) -> (lo, hi)`` on its child score over
