@@ -46,10 +46,10 @@ score is evaluated with a relative error of a few eps of its terms' magnitude
 2|G||w| + (H+lambda) w^2 + 2 alpha |w| <= 5 Gabs W, and the gain adds three of
 them.  Hence the margin ``512 eps (Gabs W + H_P W^2)`` (about 8x the sum of
 these terms, which also covers the polygon's computed vertices and band
-crossings) added to the upper bound and subtracted from the lower one.  W is
-a convex function of (G, H) (a maximum of c / (affine > 0)), so gain + margin
-is convex too and still peaks at a vertex: the margin is taken at each
-vertex.  W = inf (no bound) where H_min + lambda <= 0 and there is no clip.
+crossings) added to the upper bound and subtracted from the lower one, with
+Gabs its largest and H_min its least over the region (Gabs is convex and H_min
+concave in (G, H): both extremes are at vertices).  W = inf (no bound) where
+H_min + lambda <= 0 and there is no clip.
 
 A user's criterion (``apsplit.register_criterion(..., bounds=)``) supplies
 ``bounds(G_lo, G_hi, H_lo, H_hi, params) -> (lo, hi)`` on its child score over
@@ -213,47 +213,52 @@ def unseen_region(gh, seq, lo, hi, slack_G, slack_H):
 
 @njit(cache=True, inline='always')
 def _value_at(G, H, parent, params):
-    """The gain at left sums (G, H) plus the rounding margin there (with |w| <= W bounded
-    by Gabs / (least child H + lambda), a convex function of (G, H)), and without it."""
+    """(gain, Gabs, least child H + lambda less the slack) at left sums (G, H)."""
     G_P, H_P = parent.G, parent.H
     gain = extended_score(G, H, params) + extended_score(G_P - G, H_P - H, params) - parent.score
     gabs = max(max(abs(G), abs(G_P - G)), parent.abs_grad) + parent.slack_G
-    d = min(H, H_P - H) - parent.slack_H + params.reg_lambda
-    if d <= 0.0:
-        return np.inf, gain
-    W = gabs / d
-    return gain + MARGIN * (gabs * W + (H_P + parent.slack_H) * W * W), gain
+    return gain, gabs, min(H, H_P - H) - parent.slack_H + params.reg_lambda
 
 
 @njit(cache=True)
 def newton_gain_upper(GL, HL, unseen, H_lo, H_hi, parent, params):
     """An upper bound of the computed gain of every split whose left child is the seen
     part (GL, HL) plus a subset of the unseen rows, with H_lo <= H <= H_hi: the largest
-    value of the convex (gain + margin) over the polygon clipped to that band, at its
-    vertices in the band and its edges' crossings of the band's lines.  With
-    max_delta_step, also the largest gain plus the margin at W = max_delta_step; the
-    smaller of the two."""
+    gain over the polygon clipped to that band (at its vertices in the band and its edges'
+    crossings of the band's lines), plus the rounding margin at the largest Gabs (convex:
+    at a vertex) and the least child H + lambda (concave: at a vertex); -inf if the
+    polygon misses the band."""
     D = unseen.vertex_G.shape[0]
     top = -np.inf
-    top_gain = -np.inf
+    gabs_max = 0.0
+    d_min = np.inf
     for d in range(D):
         e = (d + 1) % D
         Ga, Ha = GL + unseen.vertex_G[d], HL + unseen.vertex_H[d]
         Gb, Hb = GL + unseen.vertex_G[e], HL + unseen.vertex_H[e]
-        if H_lo <= Ha <= H_hi:
-            v, g = _value_at(Ga, Ha, parent, params)
-            top, top_gain = max(top, v), max(top_gain, g)
-        for c in (H_lo, H_hi):
-            if (Ha - c) * (Hb - c) < 0.0:
-                G = Ga + (Gb - Ga) * ((c - Ha) / (Hb - Ha))
-                v, g = _value_at(G, c, parent, params)
-                top, top_gain = max(top, v), max(top_gain, g)
-    mds = params.max_delta_step
-    if mds > 0.0 and top_gain > -np.inf:
-        gabs = parent.abs_grad + parent.slack_G + abs(parent.G) + max(
-            unseen.G_pos - unseen.G_neg, 0.0) + abs(GL)
-        top = min(top, top_gain + MARGIN * (gabs * mds + (parent.H + parent.slack_H) * mds * mds))
-    return top
+        for c in (np.nan, H_lo, H_hi):  # the vertex itself, then the band's two lines
+            if c != c:
+                if not H_lo <= Ha <= H_hi:
+                    continue
+                G, H = Ga, Ha
+            elif (Ha - c) * (Hb - c) < 0.0:
+                G, H = Ga + (Gb - Ga) * ((c - Ha) / (Hb - Ha)), c
+            else:
+                continue
+            gain, gabs, least = _value_at(G, H, parent, params)
+            top = max(top, gain)
+            gabs_max = max(gabs_max, gabs)
+            d_min = min(d_min, least)
+    if top == -np.inf:
+        return top
+    W = np.inf
+    if params.max_delta_step > 0.0:
+        W = params.max_delta_step
+    if d_min > 0.0:
+        W = min(W, gabs_max / d_min)
+    if W == np.inf:
+        return np.inf
+    return top + MARGIN * (gabs_max * W + (parent.H + parent.slack_H) * W * W)
 
 
 @njit(cache=True, inline='always')
