@@ -587,7 +587,8 @@ class APGradientBoostingRegressor(RegressorMixin, _GradientBoosting):
     name (default "reg:squarederror") or a callable ``f(y_true, y_pred) ->
     (grad, hess)`` on raw margins (XGBoost's scikit-learn form; a third
     parameter receives the sample weights); ``method`` is apsplit's split
-    finder and ``criterion`` its split criterion ("newton", or a name
+    finder ("exhaustive", "quick" or "adaptive": the same trees) and
+    ``criterion`` its split criterion ("newton", or a name
     registered with ``apsplit.register_criterion``); ``base_score`` None
     estimates the intercept (XGBoost 3).  NaN in
     X is a missing value; in sparse X an absent entry is missing (as in

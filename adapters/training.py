@@ -30,8 +30,10 @@ bagging_fraction, bagging_freq        LightGBM's bagging (1, 0)
 data_sample_strategy                  "bagging" (default) or "goss" (LightGBM's)
 top_rate, other_rate                  GOSS's rates (0.2, 0.1)
 tree_method                           "exact" (what apsplit grows); other values warn
-method                                apsplit's: the split finder (Newton trees take
-                                      "exhaustive" for now)
+method                                apsplit's: the split finder, "exhaustive", "quick"
+                                      or "adaptive" (the same trees)
+weight_order                          apsplit's: quick's and adaptive's row order,
+                                      a name of ``apsplit.newton.WEIGHT_ORDERS``
 criterion                             apsplit's: "newton" (XGBoost's gain) or a name
                                       registered with ``apsplit.register_criterion``
 ====================================  =============================================
@@ -88,7 +90,7 @@ _ALIASES = {"eta": "learning_rate", "lambda": "reg_lambda", "alpha": "reg_alpha"
 _TREE = ("max_depth", "learning_rate", "reg_lambda", "reg_alpha", "gamma", "min_child_weight",
          "max_delta_step")
 _OTHER = ("base_score", "objective", "eval_metric", "num_class", "seed", "nthread", "method",
-          "criterion", "scale_pos_weight", "tree_method", "verbosity", "silent", "booster",
+          "weight_order", "criterion", "scale_pos_weight", "tree_method", "verbosity", "silent", "booster",
           "disable_default_eval_metric", "validate_parameters", "device")
 # XGBoost parameters that change the model, accepted only at their default value
 _UNSUPPORTED = {"num_parallel_tree": 1, "max_leaves": 0,
@@ -106,6 +108,7 @@ class TrainParams:
     eval_metric: tuple = ()
     num_class: int = None
     method: str = "exhaustive"
+    weight_order: str = newton.DEFAULT_WEIGHT_ORDER
     criterion: str = "newton"
     scale_pos_weight: float = 1.0
     disable_default_eval_metric: bool = False
@@ -182,6 +185,7 @@ def parse_params(params):
     from_params(sampling)  # bad sampling parameters fail here, naming them
     return TrainParams(tree=tree, objective=objective, base_score=other.get("base_score"),
                        eval_metric=tuple(metrics), num_class=num_class, method=method,
+                       weight_order=other.get("weight_order", newton.DEFAULT_WEIGHT_ORDER),
                        criterion=criterion, scale_pos_weight=spw,
                        disable_default_eval_metric=bool(other.get("disable_default_eval_metric",
                                                                   False)),
@@ -677,7 +681,8 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
             tree = newton.grow_newton_tree(data, np.ascontiguousarray(grad[:, k]),
                                            np.ascontiguousarray(hess[:, k]), tree_params,
                                            rows=rows, features=features,
-                                           method=p.method, criterion=p.criterion,
+                                           method=p.method, weight_order=p.weight_order,
+                                           criterion=p.criterion,
                                            colsample_bylevel=bylevel, colsample_bynode=bynode,
                                            seed=draw_seed)
             record["seconds"] += time.perf_counter() - t0

@@ -38,8 +38,13 @@ criterion runs at the built-in's speed (0.98-1.02x per tree, measured by
 tree.  The built-in grower is cached on disk; a user's is not, as numba's cache
 checks only the grower's own file, not the criterion inlined into it.
 
-Only ``exhaustive`` search takes a user's criterion: ``quick`` and ``adaptive``
-prune with bounds on the criterion, which a user's criterion does not provide yet.
+``quick`` and ``adaptive`` take a user's criterion when it was registered with
+``bounds=``: a jitted ``bounds(G_lo, G_hi, H_lo, H_hi, params) -> (lo, hi)`` on the
+child score over a box (for a convex score, hi is its largest corner; lo its value
+at the G of least |G| in the box and H_hi if it grows with |G| and falls with H).
+They combine the two children's bounds separately (``kernels/newton_bounds.py``);
+without ``bounds=`` they refuse the criterion with a ValueError.  The built-in
+"newton" uses its convexity jointly (tighter).
 """
 
 import itertools
@@ -49,7 +54,7 @@ from dataclasses import dataclass, field
 
 from numba.extending import is_jitted
 
-from .kernels import newton_grow
+from .kernels import newton_grow, newton_search
 from .kernels.newton_split import Params, newton_score, newton_weight
 
 __all__ = ["register_criterion", "available_criteria", "get_criterion", "Criterion"]
@@ -66,25 +71,43 @@ _PROBES = ((1.0, 2.0, _DEFAULT), (-0.75, 0.5, _DEFAULT), (0.0, 0.0, _DEFAULT),
 
 @dataclass(eq=False)
 class Criterion:
-    """A registered criterion: its jitted ``score`` and ``weight``, and its tree grower
-    (``grower()``: ``newton_grow.specialise`` of the two, compiled at the first tree)."""
+    """A registered criterion: its jitted ``score`` and ``weight``, its tree grower
+    (``grower()``: ``newton_grow.specialise`` of the two, compiled at the first tree), and
+    ``bounds`` for quick and adaptive (a user's jitted ``bounds``; for the built-in, which
+    bounds its gain jointly in ``kernels/newton_bounds.py``, a description; None: none)."""
 
     name: str
     score: object
     weight: object
     built_in: bool = False
+    bounds: object = None
     _grower: object = field(default=None, repr=False)
+    _batched: object = field(default=None, repr=False)
+
+    def _label(self):
+        return "user_" + re.sub(r"\W", "_", self.name) + f"_{next(_SERIAL)}"
 
     def grower(self):
         if self._grower is None:
-            label = "user_" + re.sub(r"\W", "_", self.name) + f"_{next(_SERIAL)}"
-            self._grower = newton_grow.specialise(self.score, self.weight, label)
+            self._grower = newton_grow.specialise(self.score, self.weight, self._label())
         return self._grower
+
+    def batched_grower(self):
+        """The grower of quick and adaptive (``newton_search.specialise``), compiled at the
+        first tree; needs ``bounds``."""
+        if self._batched is None:
+            label = self._label()
+            upper, lower = newton_search.user_gain_bounds(self.bounds, label)
+            self._batched = newton_search.specialise(self.score, self.weight, upper, lower,
+                                                     label)
+        return self._batched
 
 
 _SERIAL = itertools.count(1)  # tells apart the growers of criteria registered under one name
 _REGISTRY = {BUILT_IN: Criterion(BUILT_IN, newton_score, newton_weight, built_in=True,
-                                 _grower=newton_grow.grow_newton)}
+                                 bounds="convex (kernels/newton_bounds.py)",
+                                 _grower=newton_grow.grow_newton,
+                                 _batched=newton_search.grow_batched_newton)}
 
 
 def _numba_message(exc):
@@ -117,7 +140,33 @@ def _probe(name, role, fn):
                              f"return a finite float (0.0 where H <= 0, as newton_score does)")
 
 
-def register_criterion(name, score, weight=None, *, overwrite=False):
+def _probe_bounds(name, score, bounds):
+    """Call ``bounds`` on boxes around the probe points; a ValueError naming the criterion if
+    it fails, does not return two floats lo <= hi, or misses the score at a corner or the
+    centre of the box."""
+    for G, H, params in _PROBES:
+        box = (G - 0.5, G + 0.25, H, H + 1.5)
+        at = f"the box G in [{box[0]}, {box[1]}], H in [{box[2]}, {box[3]}]"
+        try:
+            out = bounds(*box, params)
+            lo, hi = out
+        except Exception as exc:
+            raise ValueError(f"criterion {name!r}: bounds(G_lo, G_hi, H_lo, H_hi, params) fails "
+                             f"at {at} ({type(exc).__name__}: {_numba_message(exc)}); it must "
+                             f"return a pair (lo, hi) of floats") from None
+        if not (isinstance(lo, float) and isinstance(hi, float) and lo <= hi):
+            raise ValueError(f"criterion {name!r}: bounds returned {out!r} at {at}; it must "
+                             f"return two floats lo <= hi")
+        points = [(g, h) for g in box[:2] for h in box[2:]] + [((box[0] + box[1]) / 2,
+                                                              (box[2] + box[3]) / 2)]
+        for g, h in points:
+            value = score(g, h, params)
+            if not lo <= value <= hi:
+                raise ValueError(f"criterion {name!r}: bounds ({lo}, {hi}) at {at} miss the "
+                                 f"score {value} at G={g}, H={h}")
+
+
+def register_criterion(name, score, weight=None, *, bounds=None, overwrite=False):
     """Make a split criterion usable by name in Newton trees (``criterion=name`` in
     ``grow_newton_tree``, ``params["criterion"]`` in ``apsplit.adapters.train``).
 
@@ -131,6 +180,12 @@ def register_criterion(name, score, weight=None, *, overwrite=False):
     weight : numba-jitted function ``weight(G, H, params) -> float``, optional
         A leaf's weight (before the learning rate); default Newton's,
         ``-T(G) / (H + lambda)`` clipped by ``max_delta_step``.
+    bounds : numba-jitted function ``bounds(G_lo, G_hi, H_lo, H_hi, params) -> (lo, hi)``, optional
+        Bounds on ``score(G, H, params)`` over the box [G_lo, G_hi] x [H_lo, H_hi]
+        (0 <= H_lo <= H_hi), as computed in float64: what ``method="quick"`` and
+        ``"adaptive"`` need (without it they refuse the criterion).  They are combined per
+        child, hi_L + hi_R - s_P, with a margin of 512 eps of the terms
+        (``kernels/newton_bounds.py``); a convex score's maximum over a box is at a corner.
     overwrite : bool
         Replace a criterion registered under ``name``; the built-in "newton" (XGBoost's
         gain, which ``train``'s default trees and their XGBoost parity rest on) is never
@@ -150,14 +205,17 @@ def register_criterion(name, score, weight=None, *, overwrite=False):
         raise ValueError(f"a criterion {name!r} is already registered; choose another name or "
                          f"pass overwrite=True")
     weight = newton_weight if weight is None else weight
-    for role, fn in (("score", score), ("weight", weight)):
+    roles = (("score", score), ("weight", weight)) + ((("bounds", bounds),) if bounds else ())
+    for role, fn in roles:
         if not is_jitted(fn):
             raise TypeError(f"criterion {name!r}: {role} must be a numba-jitted function "
                             f"(decorate {getattr(fn, '__name__', repr(fn))} with @numba.njit), "
                             f"got {type(fn).__name__}")
     _probe(name, "score", score)
     _probe(name, "weight", weight)
-    criterion = Criterion(name, score, weight)
+    if bounds is not None:
+        _probe_bounds(name, score, bounds)
+    criterion = Criterion(name, score, weight, bounds=bounds)
     _REGISTRY[name] = criterion
     return criterion
 

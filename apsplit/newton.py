@@ -7,7 +7,9 @@
 The criterion, the scan and their proofs are in ``kernels/newton_split.py``
 (categorical features: ``kernels/newton_categorical.py``),
 the depthwise growth and gamma pruning in ``kernels/newton_grow.py``, routing
-in ``kernels/newton_route.py``.  ``criterion=`` takes a user's child score by
+in ``kernels/newton_route.py``; ``method="quick"`` / ``"adaptive"`` (the same
+trees, fewer assessments) in ``kernels/newton_search.py``, with the bounds on
+the gain over unseen rows in ``kernels/newton_bounds.py``.  ``criterion=`` takes a user's child score by
 name (``apsplit.register_criterion``, ``apsplit/criteria.py``); the rules below
 are the built-in "newton"'s.
 
@@ -49,16 +51,25 @@ import scipy.sparse as sp
 from . import validation as v
 from .criteria import get_criterion
 from .dataset import dense_matrix
-from .kernels import newton_route
+from .kernels import newton_route, newton_search
 from .kernels.newton_categorical import MAX_CATEGORY
 from .kernels.newton_grow import NO_DRAW, ColumnDraw
 from .kernels.newton_split import Columns, Params
 
-__all__ = ["NewtonParams", "NewtonData", "NewtonTree", "grow_newton_tree", "METHODS"]
+__all__ = ["NewtonParams", "NewtonData", "NewtonTree", "grow_newton_tree", "METHODS",
+           "WEIGHT_ORDERS"]
 
-METHODS = ("exhaustive",)
-PRUNING_METHODS = ("quick", "adaptive", "adaptive_paper")  # they need bounds on the criterion
+METHODS = ("exhaustive", "quick", "adaptive")
 LEAF = -1
+
+#: the weight-order keys of quick and adaptive (rows assessed in decreasing key)
+WEIGHT_ORDERS = {
+    "abs_grad": lambda g, h: np.abs(g),
+    "hess": lambda g, h: h,
+    "abs_grad_plus_hess": lambda g, h: np.abs(g) + h,
+    "abs_grad_hess": lambda g, h: np.abs(g * h),   # LightGBM's GOSS ranks rows by it
+}
+DEFAULT_WEIGHT_ORDER = "abs_grad_plus_hess"   # measured: docs/gradient-boosting.md
 
 
 @dataclass(frozen=True)
@@ -177,7 +188,9 @@ class NewtonData:
     column; sparse input keeps only its stored entries.
 
     Attributes: n_rows, n_features, is_sparse, n_present (present entries per
-    feature), categorical (boolean mask).
+    feature), categorical (boolean mask).  quick and adaptive also need every row's value
+    rank per feature (``rank_codes``: n_features x n_rows int32, built at their first tree
+    and kept).
     """
 
     def __init__(self, X, categorical=None):
@@ -223,9 +236,32 @@ class NewtonData:
         for k in np.flatnonzero(self.categorical):
             check_codes(self.values[lo[k]:hi[k]], k)
         self._columns = self._kernel_columns()
+        self._ranks = None
 
     def _kernel_columns(self):
         return Columns(self.indptr, self.rows, self.values, self.forward, self.categorical)
+
+    def rank_codes(self):
+        """(codes, value_indptr, values) of quick and adaptive, built at the first call and kept:
+        ``codes[f, row]`` the rank of the row's value among feature f's distinct present values
+        (int32, -1 where missing), those values ascending in
+        ``values[value_indptr[f]:value_indptr[f + 1]]``.  n_features x n_rows int32."""
+        if self._ranks is None:
+            K, n = self.n_features, self.n_rows
+            starts = self.indptr[:-1][self.n_present > 0]
+            new = np.ones(self.values.size, bool)
+            new[1:] = self.values[1:] != self.values[:-1]
+            new[starts] = True
+            distinct = np.cumsum(new) - 1
+            col = np.repeat(np.arange(K), self.n_present)
+            first = np.zeros(K, np.int64)
+            first[self.n_present > 0] = distinct[starts]
+            codes = np.full((K, n), -1, np.int32)
+            codes[col, self.rows] = distinct - first[col]
+            value_indptr = np.zeros(K + 1, np.int64)
+            np.cumsum(np.bincount(col[new], minlength=K), out=value_indptr[1:])
+            self._ranks = (codes, value_indptr, self.values[new].copy())
+        return self._ranks
 
     @property
     def shape(self):
@@ -238,9 +274,11 @@ class NewtonData:
     def __getstate__(self):
         state = self.__dict__.copy()
         del state["_columns"]
+        state["_ranks"] = None
         return state
 
     def __setstate__(self, state):
+        self._ranks = None
         self.__dict__.update(state)
         self._columns = self._kernel_columns()
 
@@ -295,6 +333,8 @@ class NewtonTree:
     row_leaf              leaf of every row of the NewtonData the tree was grown on
                           (-1 for rows outside ``rows``): a boosting round need not route
                           its own rows again
+    assessments           (an attribute of grown trees) the (feature, row) pairs the split
+                          searches looked at (``grow_newton_tree``)
     """
 
     #: the values the thresholds are meant for: "float32" (X rounded to float32 first, as
@@ -522,7 +562,8 @@ def _check_gradient(values, what, n_rows):
 
 
 def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method="exhaustive",
-                     criterion="newton", colsample_bylevel=1.0, colsample_bynode=1.0, seed=0):
+                     criterion="newton", colsample_bylevel=1.0, colsample_bynode=1.0, seed=0,
+                     weight_order=DEFAULT_WEIGHT_ORDER):
     """One regression tree on gradient/hessian statistics, by XGBoost's exact greedy rules.
 
     Parameters
@@ -534,28 +575,41 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
     rows : int indices of the rows to grow on (default all); any order, no duplicates
     features : int indices of the candidate features (default all).  Ties go to the
         lower feature index, as in XGBoost, whatever their order here.
-    method : "exhaustive" (the only one so far for Newton trees)
+    method : "exhaustive", "quick" or "adaptive": the same tree, node for node (split,
+        values, default side, gain), with fewer (feature, row) assessments for the last
+        two: each node's rows are assessed in weight order, a feature is scanned only
+        where bounds on its gain over the unseen rows say it can still be chosen
+        (``kernels/newton_search.py``, bounds and proofs in ``kernels/newton_bounds.py``)
     criterion : a name of ``apsplit.available_criteria()``: "newton" (XGBoost's gain) or
-        one registered with ``apsplit.register_criterion`` (``apsplit.criteria``)
+        one registered with ``apsplit.register_criterion`` (``apsplit.criteria``); quick
+        and adaptive take a registered one only if it was given ``bounds``
     colsample_bylevel, colsample_bynode : fractions in (0, 1], XGBoost's: every level
         searches max(1, floor(bylevel * F)) of the F candidate ``features``, drawn
         uniformly without replacement, and every node of it max(1, floor(bynode * L))
         of the level's L, drawn for each node (``kernels.newton_grow.ColumnDraw``)
     seed : non-negative integer below 2**63 seeding those draws
+    weight_order : the key by which quick and adaptive order a node's rows, decreasing:
+        one of ``WEIGHT_ORDERS`` ("abs_grad" |g|, "hess" h, "abs_grad_plus_hess" |g| + h,
+        the default, the fewest assessments measured, "abs_grad_hess" |g h| as GOSS ranks;
+        docs/gradient-boosting.md); ignored by exhaustive
 
+    The tree's ``assessments``: the (feature, row) pairs its split searches looked at
+    (exhaustive: rows x candidate features of every searched node of the returned tree;
+    quick and adaptive count every searched node, gamma-pruned ones included).
     The tree is grown depthwise to ``params.max_depth``; a node is a leaf when no
     admissible split gains more than 1e-6; gamma is applied afterwards by pruning.
     A registered criterion's grower is compiled at its first tree in the process.
     """
     crit = get_criterion(criterion)
     if not isinstance(method, str) or method not in METHODS:
-        if not crit.built_in and method in PRUNING_METHODS:
-            raise ValueError(f"method={method!r} cannot use the criterion {criterion!r}: the "
-                             f"quick and adaptive finders prune with bounds on the criterion, "
-                             f"which user criteria do not provide yet; use method='exhaustive' "
-                             f"(Newton trees support exhaustive only for now)")
-        raise ValueError(f"Newton trees support method='exhaustive' only for now (quick and "
-                         f"adaptive are not written for gradients yet); got method={method!r}")
+        raise ValueError(f"Newton trees take method in {METHODS}; got method={method!r}")
+    if method != "exhaustive" and crit.bounds is None:
+        raise ValueError(f"method={method!r} cannot use the criterion {criterion!r}: quick and "
+                         f"adaptive prune with bounds on the criterion; register it with "
+                         f"bounds= (apsplit.register_criterion) or use method='exhaustive'")
+    if not isinstance(weight_order, str) or weight_order not in WEIGHT_ORDERS:
+        raise ValueError(f"weight_order must be one of {sorted(WEIGHT_ORDERS)}, "
+                         f"got {weight_order!r}")
     if not isinstance(data, NewtonData):
         raise TypeError(f"data must be an apsplit.newton.NewtonData, got {type(data).__name__}; "
                         f"wrap X as NewtonData(X)")
@@ -573,10 +627,29 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
                          f"trees need hessians >= 0 (XGBoost would drop those rows)")
     rows = np.sort(v.check_indices(rows, data.n_rows, "rows"))
     features = np.sort(v.check_indices(features, data.n_features, "features"))
+    if method != "exhaustive" and data.categorical[features].any():
+        raise ValueError(f"method={method!r} does not split categorical features yet (the "
+                         f"candidates include the categorical features "
+                         f"{features[data.categorical[features]].tolist()}); use "
+                         f"method='exhaustive', or leave them out with features=")
     gh = np.empty((data.n_rows, 2))
     gh[:, 0], gh[:, 1] = grad, hess
-    kernel_tree = crit.grower()(data.columns(), gh, rows, features,
-                                params.kernel_params(rows.size),
-                                column_draw(features.size, colsample_bylevel, colsample_bynode,
-                                            seed))
-    return NewtonTree(kernel_tree, data.n_features, params.learning_rate)
+    draw = column_draw(features.size, colsample_bylevel, colsample_bynode, seed)
+    if method == "exhaustive":
+        kernel_tree = crit.grower()(data.columns(), gh, rows, features,
+                                    params.kernel_params(rows.size), draw)
+        tree = NewtonTree(kernel_tree, data.n_features, params.learning_rate)
+        searched = tree.node_features > 0
+        tree.assessments = int(np.dot(tree.n_node_samples[searched],
+                                      tree.node_features[searched]))
+        return tree
+    key = np.ascontiguousarray(WEIGHT_ORDERS[weight_order](grad, hess), dtype=np.float64)
+    order = rows[np.argsort(-key[rows], kind="stable")]
+    search = newton_search.Search(*data.rank_codes(), order, key,
+                                  np.array(newton_search.PREFIXES[method], np.float64),
+                                  np.zeros(1, np.int64))
+    kernel_tree = crit.batched_grower()(data.columns(), gh, rows, features,
+                                        params.kernel_params(rows.size), draw, search)
+    tree = NewtonTree(kernel_tree, data.n_features, params.learning_rate)
+    tree.assessments = int(search.assessments[0])
+    return tree

@@ -254,19 +254,15 @@ def test_unknown_criterion_lists_the_available_ones():
 def test_quick_and_adaptive_need_bounds_a_user_criterion_lacks(readme, method):
     X = np.arange(12.0).reshape(6, 2)
     g, h = np.linspace(-1, 1, 6), np.ones(6)
-    needs_bounds = (rf"method='{method}' cannot use the criterion 'significant': the quick and "
-                    r"adaptive finders prune with bounds on the criterion, which user criteria "
-                    r"do not provide yet; use method='exhaustive' \(Newton trees support "
-                    r"exhaustive only for now\)")
+    needs_bounds = (rf"method='{method}' cannot use the criterion 'significant': quick and "
+                    r"adaptive prune with bounds on the criterion; register it with bounds= "
+                    r"\(apsplit.register_criterion\) or use method='exhaustive'")
     with pytest.raises(ValueError, match=needs_bounds):
         grow_newton_tree(NewtonData(X), g, h, NewtonParams(), method=method,
                          criterion="significant")
     with pytest.raises(ValueError, match=needs_bounds):
         train({"objective": "reg:squarederror", "criterion": "significant", "method": method},
               DMatrix(X, label=g), 1)
-    # the built-in criterion: not written for gradients yet
-    with pytest.raises(ValueError, match="support method='exhaustive' only for now"):
-        grow_newton_tree(NewtonData(X), g, h, NewtonParams(), method=method)
 
 
 # --------------------------------------------------------- the benchmark of the criterion

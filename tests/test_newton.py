@@ -597,9 +597,9 @@ def test_bad_gradients(which, value, error, match):
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    ({"method": "quick"}, ValueError, "exhaustive' only for now"),
-    ({"method": "adaptive"}, ValueError, "exhaustive' only for now"),
-    ({"method": None}, ValueError, "exhaustive' only for now"),
+    ({"method": "adaptive_paper"}, ValueError, "take method in"),
+    ({"method": None}, ValueError, "take method in"),
+    ({"method": "quick", "weight_order": "gradient"}, ValueError, "weight_order must be one"),
     ({"rows": [0, 6]}, ValueError, "rows"),
     ({"rows": [1, 1]}, ValueError, "duplicate"),
     ({"rows": [0.5]}, TypeError, "rows"),

@@ -291,5 +291,9 @@ def test_booster_api():
 
 
 def test_method_is_the_engines_choice(dtrain):
-    with pytest.raises(ValueError, match="(?s)exhaustive.*adaptive|adaptive.*exhaustive"):
-        train({**BIN, "method": "adaptive"}, dtrain, 1)
+    with pytest.raises(ValueError, match="(?s)exhaustive.*adaptive"):
+        train({**BIN, "method": "adaptive_paper"}, dtrain, 1)
+    ex = train({**BIN, "method": "exhaustive"}, dtrain, 2)
+    ad = train({**BIN, "method": "adaptive", "weight_order": "hess"}, dtrain, 2)
+    assert [t.gain.tolist() for t in ex.trees] == [t.gain.tolist() for t in ad.trees]
+    assert all(r["assessments"] > 0 for r in ad.history)

@@ -1,0 +1,105 @@
+"""quick and adaptive Newton trees inside a boosting run: assessments and CPU time over
+exhaustive's, for every weight order.  From the repository root:
+
+    python -m benchmarks.newton_pruning [--rounds 20] [--depths 3,6] [--repeats 2]
+                                        [--datasets higgs7k,satimage,a8a] [--orders ...]
+
+Per dataset (higgs7k: binary; satimage: softmax, one tree per class and round,
+i.e. one-vs-rest trees; a8a: binary, sparse) and depth, ``apsplit.adapters.train``
+boosts ``rounds`` rounds (eta 0.3, lambda 1, min_child_weight 1) with each
+method and weight order (``apsplit.newton.WEIGHT_ORDERS``).  Reported:
+
+* assessments / exhaustive's: the (feature, row) pairs the split searches looked
+  at, summed over the run (``Booster.history``);
+* CPU / exhaustive's: the seconds in the tree grower (``history[...]["seconds"]``)
+  summed over the run, the least of ``repeats`` runs, the contenders alternated
+  within each repeat; one untimed round first per contender (compiling or
+  loading the kernels);
+* same: every tree's splits and gains equal exhaustive's (checked).
+"""
+
+import argparse
+
+import numpy as np
+
+from ..adapters import DMatrix, train
+from ..newton import WEIGHT_ORDERS
+from .loaders import load_bundled
+from .report import text_table
+
+DATASETS = ("higgs7k", "satimage", "a8a")
+
+
+def _problem(name):
+    X, y, classes = load_bundled(name)
+    if len(classes) > 2:
+        codes = np.searchsorted(classes, y)
+        return X, codes, {"objective": "multi:softprob", "num_class": len(classes)}
+    return X, (y == classes[-1]).astype(float), {"objective": "binary:logistic"}
+
+
+def _contenders(orders=tuple(WEIGHT_ORDERS)):
+    yield "exhaustive", None
+    for method in ("quick", "adaptive"):
+        for order in orders:
+            yield method, order
+
+
+def _fit(dtrain, params, rounds, method, order):
+    extra = {"method": method} if order is None else {"method": method, "weight_order": order}
+    bst = train({**params, **extra}, dtrain, rounds, verbose_eval=False)
+    seconds = sum(r["seconds"] for r in bst.history)
+    assessments = sum(r["assessments"] for r in bst.history)
+    return bst, seconds, assessments
+
+
+def run(datasets=DATASETS, depths=(3, 6), rounds=20, repeats=2, orders=tuple(WEIGHT_ORDERS)):
+    """Rows of (dataset, depth, method, order, assessment ratio, CPU ratio, same trees)."""
+    rows = []
+    for name in datasets:
+        X, y, objective = _problem(name)
+        dtrain = DMatrix(X, label=y)
+        for depth in depths:
+            params = {**objective, "max_depth": depth, "eta": 0.3, "lambda": 1.0,
+                      "min_child_weight": 1.0, "base_score": 0.5}
+            contenders = list(_contenders(orders))
+            for method, order in contenders:
+                _fit(dtrain, params, 1, method, order)
+            best = {}
+            for _ in range(repeats):
+                for c in contenders:
+                    bst, seconds, assessments = _fit(dtrain, params, rounds, *c)
+                    old = best.get(c)
+                    best[c] = (bst, min(seconds, old[1]) if old else seconds, assessments)
+            ref, ref_seconds, ref_assessments = best[("exhaustive", None)]
+            for c in contenders[1:]:
+                bst, seconds, assessments = best[c]
+                same = all(np.array_equal(a.feature, b.feature) and np.array_equal(a.gain, b.gain)
+                           for a, b in zip(ref.trees, bst.trees))
+                rows.append({"dataset": name, "depth": depth, "method": c[0], "order": c[1],
+                             "assessments": assessments / ref_assessments,
+                             "cpu": seconds / ref_seconds, "same": same,
+                             "exhaustive_seconds": ref_seconds})
+    return rows
+
+
+def format_rows(rows):
+    table = [[r["dataset"], str(r["depth"]), r["method"], r["order"], f"{r['assessments']:.3f}",
+              f"{r['cpu']:.2f}", "yes" if r["same"] else "NO"] for r in rows]
+    return text_table(["dataset", "depth", "method", "weight order", "assessments / exh.",
+                       "CPU / exh.", "same trees"], table, 4)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--depths", default="3,6")
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--orders", default=",".join(WEIGHT_ORDERS),
+                        help="the weight orders of quick and adaptive (comma-separated)")
+    args = parser.parse_args(argv)
+    depths = tuple(int(d) for d in args.depths.split(","))
+    for name in args.datasets.split(","):   # a table per dataset, as it is measured
+        print(format_rows(run([name], depths, args.rounds, args.repeats,
+                              tuple(args.orders.split(",")))), flush=True)

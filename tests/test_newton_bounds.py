@@ -1,0 +1,94 @@
+"""Bounds on the Newton gain over the unseen rows' placements (kernels/newton_bounds.py): for
+random seen parts and random subsets of the unseen rows sent left, the gain lies between the
+bounds; the extended score is Newton's where H > 0."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apsplit.kernels import newton_bounds as nb
+from apsplit.kernels.newton_split import newton_score
+from apsplit.newton import NewtonParams
+from strategies import scaled
+
+_VALUES = st.one_of(st.floats(-8, 8, allow_nan=False), st.integers(-4, 4).map(float),
+                    st.just(0.0))
+
+
+@st.composite
+def nodes(draw):
+    n_seen = draw(st.integers(0, 6))
+    n_unseen = draw(st.integers(0, 12))
+    g = np.array(draw(st.lists(_VALUES, min_size=n_seen + n_unseen,
+                               max_size=n_seen + n_unseen)))
+    h = np.abs(np.array(draw(st.lists(_VALUES, min_size=g.size, max_size=g.size))))
+    if draw(st.booleans()):
+        h[np.array(draw(st.lists(st.booleans(), min_size=g.size, max_size=g.size)), bool)] = 0.0
+    params = NewtonParams(reg_lambda=draw(st.sampled_from([0.0, 1.0, 5.0])),
+                          reg_alpha=draw(st.sampled_from([0.0, 0.5])),
+                          min_child_weight=draw(st.sampled_from([0.0, 1.0])),
+                          max_delta_step=draw(st.sampled_from([0.0, 0.3])))
+    seen_left = np.array(draw(st.lists(st.booleans(), min_size=n_seen, max_size=n_seen)), bool)
+    return g, h, n_seen, seen_left, params
+
+
+def _gain(GL, HL, G, H, p):
+    return newton_score(GL, HL, p) + newton_score(G - GL, H - HL, p) - newton_score(G, H, p)
+
+
+@given(nodes(), st.integers(0, 2 ** 32 - 1))
+@settings(max_examples=scaled(1.0))
+def test_gain_between_bounds_for_random_subsets(node, seed):
+    g, h, n_seen, seen_left, params = node
+    p = params.kernel_params(g.size)
+    G, H = g.sum(), h.sum()
+    parent = nb.Parent(G, H, newton_score(G, H, p), np.abs(g).sum(),
+                       *nb.parent_slack(g.size, np.abs(g).sum(), H))
+    seq = np.arange(g.size)
+    gh = np.stack([g, h], axis=1)
+    unseen = nb.unseen_region(gh, seq, n_seen, g.size, parent.slack_G, parent.slack_H)
+    GL, HL = g[:n_seen][seen_left].sum(), h[:n_seen][seen_left].sum()
+    mcw = params.min_child_weight
+    upper = nb.newton_gain_upper(GL, HL, unseen, max(mcw - parent.slack_H, 0.0),
+                                 H - mcw + parent.slack_H, parent, p)
+    box = nb.Box(GL + unseen.G_neg - parent.slack_G, GL + unseen.G_pos + parent.slack_G,
+                 HL - parent.slack_H, HL + unseen.H + parent.slack_H)
+    HR_seen = h[:n_seen][~seen_left].sum()
+    surely = HL - parent.slack_H > max(mcw, 0.0) and HR_seen - parent.slack_H > max(mcw, 0.0)
+    lower = nb.newton_gain_lower(box, parent, p) if surely else -np.inf
+    rng = np.random.default_rng(seed)
+    scale = 1e-12 * (1.0 + np.abs(g).sum() ** 2 / (p.reg_lambda + 1e-3))
+    for _ in range(20):
+        left = rng.random(g.size - n_seen) < rng.random()
+        L_G, L_H = GL + g[n_seen:][left].sum(), HL + h[n_seen:][left].sum()
+        if L_H < mcw or H - L_H < mcw:
+            continue  # not admissible: never recorded, the upper bound need not cover it
+        gain = _gain(L_G, L_H, G, H, p)
+        assert gain <= upper + scale
+        assert lower <= gain + scale
+
+
+def test_extended_score_is_newton_score_where_h_positive():
+    p = NewtonParams(max_delta_step=0.5, reg_alpha=0.25).kernel_params(10)
+    for G, H in [(3.0, 2.0), (-0.1, 0.5), (0.2, 1e-9), (-7.0, 40.0)]:
+        assert nb.extended_score(G, H, p) == pytest.approx(newton_score(G, H, p), rel=1e-15)
+        assert nb.extended_score(G, -H, p) >= 0.0
+    assert nb.extended_score(1.0, -1.5, NewtonParams(reg_lambda=1.0).kernel_params(10)) == np.inf
+
+
+def test_polygon_is_in_the_box_and_holds_every_subset():
+    rng = np.random.default_rng(0)
+    g, h = rng.normal(size=30), rng.uniform(0, 1, 30)
+    u = nb.unseen_region(np.stack([g, h], 1), np.arange(30), 0, 30, 0.0, 0.0)
+    assert u.vertex_G.min() >= u.G_neg - 1e-9 and u.vertex_G.max() <= u.G_pos + 1e-9
+    assert u.vertex_H.min() >= -1e-9 and u.vertex_H.max() <= u.H + 1e-9
+    # a subset's sum is inside the polygon: on the inner side of every edge
+    for _ in range(200):
+        s = rng.random(30) < 0.5
+        point = np.array([g[s].sum(), h[s].sum()])
+        for d in range(u.vertex_G.size):
+            a = np.array([u.vertex_G[d], u.vertex_H[d]])
+            b = np.array([u.vertex_G[(d + 1) % 16], u.vertex_H[(d + 1) % 16]])
+            cross = (b - a)[0] * (point - a)[1] - (b - a)[1] * (point - a)[0]
+            assert cross >= -1e-9

@@ -1,0 +1,14 @@
+"""The benchmark of quick and adaptive Newton trees (apsplit.experiments.newton_pruning), tiny."""
+
+from apsplit.experiments import newton_pruning
+
+
+def test_rows_per_method_and_order():
+    rows = newton_pruning.run(["higgs7k"], depths=(2,), rounds=2, repeats=1)
+    assert len(rows) == 8
+    assert {(r["method"], r["order"]) for r in rows} == set(newton_pruning._contenders()) - {
+        ("exhaustive", None)}
+    for r in rows:
+        assert r["same"] and 0 < r["assessments"] <= 1 and r["cpu"] > 0
+    text = newton_pruning.format_rows(rows)
+    assert "assessments / exh." in text and "adaptive" in text
