@@ -189,7 +189,10 @@ def newton_score(G, H, params):
     if H <= 0.0:
         return 0.0
     if params.max_delta_step == 0.0:
-        t = soft_threshold(G, params.reg_alpha)
+        # T(G)^2 without a branch on the sign of G (a coin flip along a scan of
+        # interleaved nodes): |T(G)| = max(|G| - alpha, 0), the same float, since
+        # -G - alpha rounds to exactly -(G + alpha)
+        t = max(abs(G) - params.reg_alpha, 0.0)
         return t * t / (H + params.reg_lambda)
     w = newton_weight(G, H, params)
     return -(2.0 * G * w + (H + params.reg_lambda) * w * w + 2.0 * params.reg_alpha * abs(w))
