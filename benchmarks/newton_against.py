@@ -27,8 +27,9 @@ import numpy as np
 
 from apsplit import criteria
 from apsplit.adapters import DMatrix, train
-from apsplit.experiments.stock import load_split
 from apsplit.kernels import newton_grow
+
+from .newton_phases import boosting_problem
 
 BASE = "apsplit_against"
 
@@ -40,7 +41,12 @@ def _other_grower(checkout):
     target = Path(tempfile.mkdtemp(prefix="newton_against_"))
     shutil.copytree(source, target / BASE, ignore=shutil.ignore_patterns("*.nbi", "*.nbc"))
     sys.path.insert(0, str(target))
-    return import_module(f"{BASE}.kernels.newton_grow").grow_newton
+    grow = import_module(f"{BASE}.kernels.newton_grow").grow_newton
+    columns = import_module(f"{BASE}.kernels.newton_split").Columns
+
+    def other(cols, *args):  # the columns as the other copy's own named tuple
+        return grow(columns(*cols), *args)
+    return other
 
 
 def _same(a, b):
@@ -51,14 +57,7 @@ def _same(a, b):
 
 def run(name, kernels, rounds, repeats):
     import xgboost as xgb
-    data = load_split(name)
-    X, y = data["X"], data["y"]
-    n_classes = int(max(y.max(), data["y_test"].max())) + 1
-    params = {"objective": "multi:softprob" if n_classes > 2 else "binary:logistic",
-              "max_depth": 6, "eta": 0.3, "lambda": 1.0, "min_child_weight": 1.0,
-              "base_score": 0.5}
-    if n_classes > 2:
-        params["num_class"] = n_classes
+    X, y, params = boosting_problem(name)
     crit = criteria.get_criterion("newton")
     times, models = {k: [] for k in [*kernels, "xgb"]}, {}
     for kernel in kernels.values():  # compile or load

@@ -69,7 +69,9 @@ def _timed_grower():
     return njit(FunctionType(template.__code__, tree_env, "grow_timed"))
 
 
-def run(name, rounds):
+def boosting_problem(name):
+    """(X, y, train's params) of a bundled set: benchmarks.gbm's settings (100 rounds are
+    the caller's), logistic or softmax by the number of classes."""
     data = load_split(name)
     X, y = data["X"], data["y"]
     n_classes = int(max(y.max(), data["y_test"].max())) + 1
@@ -78,6 +80,11 @@ def run(name, rounds):
               "base_score": 0.5}
     if n_classes > 2:
         params["num_class"] = n_classes
+    return X, y, params
+
+
+def run(name, rounds):
+    X, y, params = boosting_problem(name)
     train(params, DMatrix(X, label=y), 1)  # compile
     _TOTALS[:] = 0.0
     start = time.perf_counter()

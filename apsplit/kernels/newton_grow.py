@@ -16,7 +16,10 @@ open nodes are slots 0..m-1 and every row of an open node carries its slot
    leave the open set.
 
 So a level costs O(open rows + stored entries of the candidate features), and
-a tree O(depth x entries), whatever the number of nodes.
+a tree O(depth x entries), whatever the number of nodes.  Before a level, when
+the open rows have fallen below 3/4 of the rows the columns hold, the columns
+are compacted to the open rows' entries (``compact_columns``: the passes then
+read fewer entries, and meet the same ones in the same order).
 
 Column sampling per level and per node (XGBoost's ``colsample_bylevel`` and
 ``colsample_bynode``; ``ColumnDraw``): at every level a uniform draw without
@@ -183,9 +186,9 @@ def compact_columns(cols, position, features, private):
 
     A level's passes skip the other entries anyway (``newton_split._pass``), so the
     candidates, their sums and their order are unchanged; what goes is the cost of
-    reading and skipping them, level after level (a quarter to a half of the entries
-    a boosting fit's trees visit on satimage, pendigits and agaricus: rows in finished
-    leaves, and with row sampling the rows not drawn).  Branch-free: every entry is
+    reading and skipping them, level after level (in a boosting fit, up to a quarter
+    of the row visits on satimage and half on pendigits and agaricus are rows in
+    finished leaves; with row sampling, the rows not drawn are skipped too).  Branch-free: every entry is
     written at the cursor, which advances for open rows only.  ``private``: the arrays
     are this tree's own copy (from an earlier compaction) and are compacted in place
     (the cursor never passes the entry read); otherwise new arrays are filled.
