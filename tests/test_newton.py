@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import newton_oracle as oracle
 from apsplit.experiments.loaders import load_bundled
+from apsplit.kernels.newton_grow import compact_columns
 from apsplit.newton import (NewtonData, NewtonParams, NewtonTree, grow_newton_tree,
                             xgboost_threshold)
 from strategies import scaled
@@ -333,6 +334,34 @@ def test_nan_only_column_and_present_vs_missing_split():
     assert tree.left_value[0] == -np.inf and tree.right_value[0] == 1.0
     assert tree.threshold[0] < 1.0
     np.testing.assert_array_equal(tree.row_leaf, [2, 2, 2, 1, 1, 1])
+
+
+@settings(max_examples=scaled(0.5))
+@given(problems(max_rows=30, max_features=4), st.data())
+def test_compacted_columns_keep_the_open_rows_entries_in_order(problem, data):
+    """``compact_columns``: each candidate feature keeps its open rows' entries, in order
+    (new arrays, then in place on them); the other features are left empty."""
+    X, _, _, _, features, fmt = problem
+    cols = NewtonData(as_input(X, fmt)).columns()
+    n, K = X.shape
+    features = all_features(features, K)
+    position = np.array(data.draw(st.lists(st.integers(-1, 2), min_size=n, max_size=n)),
+                        np.int32)
+    def check(out, pos):
+        for f in range(K):
+            lo, hi = cols.indptr[f], cols.indptr[f + 1]
+            keep = (pos[cols.rows[lo:hi]] >= 0) & np.isin(f, features)
+            got = slice(out.indptr[f], out.indptr[f + 1])
+            np.testing.assert_array_equal(out.rows[got], cols.rows[lo:hi][keep])
+            np.testing.assert_array_equal(out.values[got], cols.values[lo:hi][keep])
+        assert out.forward is cols.forward
+
+    first = compact_columns(cols, position, features, False)
+    check(first, position)
+    fewer = np.where(np.arange(n) % 2 == 0, position, -1).astype(np.int32)
+    second = compact_columns(first, fewer, features, True)
+    check(second, fewer)
+    assert second.rows is first.rows  # in place
 
 
 # ------------------------------------------------------------------ against XGBoost

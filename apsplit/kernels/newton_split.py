@@ -192,7 +192,10 @@ def newton_score(G, H, params):
     if H <= 0.0:
         return 0.0
     if params.max_delta_step == 0.0:
-        t = soft_threshold(G, params.reg_alpha)
+        # T(G)^2 without a branch on the sign of G (a coin flip along a scan of
+        # interleaved nodes): |T(G)| = max(|G| - alpha, 0), the same float, since
+        # -G - alpha rounds to exactly -(G + alpha)
+        t = max(abs(G) - params.reg_alpha, 0.0)
         return t * t / (H + params.reg_lambda)
     w = newton_weight(G, H, params)
     return -(2.0 * G * w + (H + params.reg_lambda) * w * w + 2.0 * params.reg_alpha * abs(w))
@@ -269,7 +272,14 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
     field read per entry (or per candidate) of a tuple built in the caller, pays
     numba's reference counting of the arrays (measured 40-100x slower per entry;
     per candidate, 20% of the time on continuous data).
+
+    With one open node (the root) the running sums stay in registers instead
+    (``_single_pass``; measured 25-45% faster per entry there: with the sums in
+    memory, every entry waits for the previous one's stores).
     """
+    if level.grad.shape[0] == 1:
+        _single_pass(cols, rows, f, forward, level, run, best, params, score)
+        return
     lo, hi = cols.indptr[f], cols.indptr[f + 1]
     col_rows, col_values = cols.rows, cols.values
     gh, position = rows.gh, rows.position
@@ -300,6 +310,42 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
         run_pos[s] += h > 0.0
         run_rows[s] += 1
         last[s] = v
+
+
+@njit(inline='always')
+def _single_pass(cols, rows, f, forward, level, run, best, params, score):
+    """``_pass`` for a level of one open node (slot 0): the same candidates, its
+    running sums held in locals and stored into ``run`` at the end."""
+    if not run.visit[0]:
+        return
+    lo, hi = cols.indptr[f], cols.indptr[f + 1]
+    col_rows, col_values = cols.rows, cols.values
+    gh, position = rows.gh, rows.position
+    node_grad, node_hess, node_pos = level.grad[0], level.hess[0], level.n_pos[0]
+    node_score, tie = level.score[0], level.tie[0]
+    G, H, n_pos, n_rows, last = run.grad[0], run.hess[0], run.n_pos[0], run.n_rows[0], run.last[0]
+    for i in range(hi - lo):
+        e = lo + i if forward else hi - 1 - i
+        r = col_rows[e]
+        if position[r] < 0:
+            continue
+        v = col_values[e]
+        if n_rows > 0 and v != last:
+            gain = side_gain(G, H, n_pos, node_grad, node_hess, node_pos, node_score, params,
+                             score)
+            if gain > best.gain[0] + tie and gain < np.inf:
+                best.gain[0] = gain
+                best.feature[0] = f
+                best.default_left[0] = not forward
+                best.left_value[0] = last if forward else v
+                best.right_value[0] = v if forward else last
+        h = gh[r, 1]
+        G += gh[r, 0]
+        H += h
+        n_pos += h > 0.0
+        n_rows += 1
+        last = v
+    run.grad[0], run.hess[0], run.n_pos[0], run.n_rows[0], run.last[0] = G, H, n_pos, n_rows, last
 
 
 @njit(inline='always')

@@ -1,0 +1,119 @@
+"""Where a boosting fit's time goes, by phase of the Newton grower.  From the repository root:
+
+    python -m benchmarks.newton_phases [--datasets satimage,a8a,higgs7k,agaricus,pendigits]
+        [--rounds 100]
+
+``train`` (100 rounds, depth 6, eta 0.3, lambda 1, one tree per class and round) on each
+bundled set, with a copy of ``kernels.newton_grow._grow`` that reads a clock (numba's
+``objmode``, a few microseconds a call) between its phases: the level statistics
+(``level_stats`` and the nodes' weights), the scans (every feature's passes), and the
+splits with the row moves; "rest" is the grower's other work (allocation, pruning,
+compaction, the Python wrapper ``grow_newton_tree``, the clock calls), "outside" the
+rest of ``train`` (gradients, margins, thresholds).  The copy is the source of ``_grow``
+with the clock calls inserted at three lines, compiled with the built-in criterion:
+the figures are shares of this run, a guide to what to speed up, not the engine's speed.
+"""
+
+import argparse
+import inspect
+import time
+from types import FunctionType
+
+import numpy as np
+from numba import njit, objmode
+
+from apsplit import criteria
+from apsplit.adapters import DMatrix, train
+from apsplit.experiments.stock import load_split
+from apsplit.kernels import newton_grow
+
+PHASES = ("level_stats", "scans", "splits and moves")
+_TOTALS = np.zeros(len(PHASES))
+
+# (a line of _grow, the lines to put before it); phase i runs from clock i to clock i + 1
+_MARKS = (
+    ("        rows = Rows(gh, position)\n", "        t0 = _clock()\n"),
+    ("        if depth == params.max_depth:\n", "        t1 = _clock()\n        _add(0, t1 - t0)\n"),
+    ("        child_slot = np.full(m, -1, np.int64)", "        t2 = _clock()\n        _add(1, t2 - t1)\n"),
+    ("        slot_node = next_slot_node\n", "        _add(2, _clock() - t2)\n"),
+)
+
+
+@njit
+def _clock():
+    with objmode(t="f8"):
+        t = time.perf_counter()
+    return t
+
+
+@njit
+def _add(phase, seconds):
+    with objmode():
+        _TOTALS[phase] += seconds
+
+
+def _timed_grower():
+    """The built-in grower, its ``_grow`` rebuilt from source with the clock calls."""
+    source = inspect.getsource(newton_grow._grow)
+    for line, before in _MARKS:
+        if source.count(line) != 1:
+            raise RuntimeError(f"newton_grow._grow changed: the line {line.strip()!r} is not "
+                               f"found once; update benchmarks/newton_phases.py's marks")
+        source = source.replace(line, before + line)
+    env = dict(newton_grow.__dict__, _clock=_clock, _add=_add, score=newton_grow.newton_score,
+               weight=newton_grow.newton_weight)
+    exec(compile(source, newton_grow.__file__, "exec"), env)
+    grow = njit(env["_grow"])
+    tree_env = dict(newton_grow.__dict__, grow=grow)
+    template = newton_grow._grow_tree
+    return njit(FunctionType(template.__code__, tree_env, "grow_timed"))
+
+
+def boosting_problem(name):
+    """(X, y, train's params) of a bundled set: benchmarks.gbm's settings (100 rounds are
+    the caller's), logistic or softmax by the number of classes."""
+    data = load_split(name)
+    X, y = data["X"], data["y"]
+    n_classes = int(max(y.max(), data["y_test"].max())) + 1
+    params = {"objective": "multi:softprob" if n_classes > 2 else "binary:logistic",
+              "max_depth": 6, "eta": 0.3, "lambda": 1.0, "min_child_weight": 1.0,
+              "base_score": 0.5}
+    if n_classes > 2:
+        params["num_class"] = n_classes
+    return X, y, params
+
+
+def run(name, rounds):
+    X, y, params = boosting_problem(name)
+    train(params, DMatrix(X, label=y), 1)  # compile
+    _TOTALS[:] = 0.0
+    start = time.perf_counter()
+    bst = train(params, DMatrix(X, label=y), rounds)
+    fit = time.perf_counter() - start
+    grower = sum(h["seconds"] for h in bst.history)
+    shares = list(_TOTALS) + [grower - _TOTALS.sum(), fit - grower]
+    return fit, len(bst.trees), shares
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.newton_phases",
+                                     description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--datasets", default="satimage,a8a,higgs7k,agaricus,pendigits")
+    parser.add_argument("--rounds", type=int, default=100)
+    args = parser.parse_args(argv)
+    crit = criteria.get_criterion("newton")
+    object.__setattr__(crit, "_grower", _timed_grower())
+    try:
+        header = ["dataset", "trees", "fit s"] + list(PHASES) + ["rest of grower", "outside"]
+        print(" | ".join(header))
+        for name in args.datasets.split(","):
+            fit, trees, shares = run(name, args.rounds)
+            print(" | ".join([name, str(trees), f"{fit:.2f}"]
+                             + [f"{s / fit:.0%}" for s in shares]), flush=True)
+    finally:
+        object.__setattr__(crit, "_grower", newton_grow.grow_newton)
+
+
+if __name__ == "__main__":
+    main()
