@@ -20,11 +20,14 @@ listed  a sorted list of the bins seen so far (``present``, ``mark``): new
         seen): for many-valued features in small nodes, and categorical ones
 
 Sparse features never store the implicit zero: its class weights are the
-seen class totals minus the stored entries' (``nzcnt`` counts the stored
+seen class totals minus the stored entries' (``stored_seen`` counts the stored
 entries seen, so an absent zero contributes exactly nothing).
 
-All arrays are plain numpy arrays; ``hist``, ``mark`` and ``present`` are
-the Dataset's workspace, which every search leaves zeroed again.
+The statistics live in the Dataset's ``Workspace`` (``hist``, ``mark``,
+``present``, ``counts``), which every search leaves zeroed again; the kernels
+that a search calls per batch take its named records (``state.Node``,
+``State``, ``Scratch``) and, allocating nothing, are compiled without
+reference counting, as the search loops are (``search``).
 """
 
 import math
@@ -75,14 +78,16 @@ def candidate_slots(feats, n_features):
 
 
 @njit(cache=True)
-def sparse_buckets(order, feats, slot, csc_indptr, csr_indptr, csr_features, csr_codes,
-                   bucket_pos, bucket_code):
+def sparse_buckets(data, work, order, feats, slot):
     """Stored entries of the node's rows, per candidate feature, in weight order.
 
     One pass over the node's rows.  Feature f's entries land in the Dataset's
     bucket workspace at [bounds[f, 0], bounds[f, 1]) (inside the slots of its
     CSC column), with the example's position in the weight order and its code.
     """
+    csc_indptr, csr_indptr, csr_features, csr_codes = (data.csc_indptr, data.csr_indptr,
+                                                       data.csr_features, data.csr_codes)
+    bucket_pos, bucket_code = work.bucket_pos, work.bucket_code
     F = feats.shape[0]
     bounds = np.empty((F, 2), np.int64)
     for f in range(F):
@@ -116,8 +121,7 @@ def sorted_rows(order, n_rows):
 
 
 @njit(cache=True)
-def assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr, csr_features,
-                csr_codes, csr_bins, listed, counts, hist, mark, newbins):
+def assess_rows(data, work, task, slot, all_features, listed):
     """Assess every candidate feature on every example in one pass over the rows in
     index order (sparse): the canonical statistics of every feature.
 
@@ -125,8 +129,12 @@ def assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr, 
     then, without listed features, each entry is one load of its global bin
     (``csr_bins``).  ``counts`` (per bin) counts the stored entries (per-feature
     counters cost three times more here).  The bins first seen by a listed feature are
-    collected in ``newbins``; returns their count.
+    collected in the workspace's ``bucket_pos``; returns their count.
     """
+    index_order, w, y = task.index_order, task.w, task.y
+    bin_offsets, csr_indptr, csr_features, csr_codes, csr_bins = (
+        data.bin_offsets, data.csr_indptr, data.csr_features, data.csr_codes, data.csr_bins)
+    hist, mark, counts, newbins = work.hist, work.mark, work.counts, work.bucket_pos
     n_new = 0
     any_listed = False
     for f in range(listed.shape[0]):
@@ -178,20 +186,23 @@ def _add_example(r, c, wi, hist_f, mark_f, counts_f, newbuf, n_new, listed, coun
 
 
 @njit(cache=True)
-def canonical_pass(k, is_sparse, listed, codes, off, index_order, w, y, csc_indptr, csc_rows,
-                   csc_codes, in_node, hist, mark, newbuf, counting, counts):
+def canonical_pass(data, work, task, k, listed, newbuf):
     """Add every example of the node to feature k's (zeroed) statistics, in index
     order: the canonical statistics.  Dense: one pass over the node's rows;
     sparse: one pass over column k, keeping the rows flagged ``in_node``.  A
     listed feature's bins not marked yet are marked and appended to
-    ``newbuf``; with ``counting``, ``counts`` counts the examples per bin.
+    ``newbuf``; with a minimum leaf size, ``counts`` counts the examples per bin.
     Returns (the new bins' count, stored entries added)."""
+    index_order, w, y, counting = task.index_order, task.w, task.y, task.min_leaf > 1
+    csc_indptr, csc_rows, csc_codes, in_node = (data.csc_indptr, data.csc_rows, data.csc_codes,
+                                                work.in_node)
+    off = data.bin_offsets[k]
     n_new = 0
     stored = 0
-    hist_f = hist[off:]
-    mark_f = mark[off:]
-    counts_f = counts[off:]
-    if is_sparse:
+    hist_f = work.hist[off:]
+    mark_f = work.mark[off:]
+    counts_f = work.counts[off:]
+    if data.is_sparse:
         rows = csc_rows[csc_indptr[k]:csc_indptr[k + 1]]
         col_codes = csc_codes[csc_indptr[k]:csc_indptr[k + 1]]
         for e in range(rows.shape[0]):
@@ -201,7 +212,7 @@ def canonical_pass(k, is_sparse, listed, codes, off, index_order, w, y, csc_indp
                                      newbuf, n_new, listed, counting)
                 stored += 1
         return n_new, stored
-    row = codes[k]
+    row = data.codes[k]
     if listed or counting:
         for p in range(index_order.shape[0]):
             i = index_order[p]
@@ -215,8 +226,11 @@ def canonical_pass(k, is_sparse, listed, codes, off, index_order, w, y, csc_indp
 
 
 @njit(cache=True)
-def collect_counts(feats, bin_offsets, listed, present, n_present, counts, nzcnt, keep):
-    """Stored entries per feature from the per-bin ``counts`` (zeroed unless ``keep``)."""
+def collect_counts(data, work, feats, state, keep):
+    """Stored entries per feature (``state.stored_seen``) from the per-bin ``counts``
+    (zeroed unless ``keep``)."""
+    bin_offsets, present, counts = data.bin_offsets, work.present, work.counts
+    listed, n_present, stored = state.listed, state.n_present, state.stored_seen
     for f in range(feats.shape[0]):
         off = bin_offsets[feats[f]]
         items = n_present[f] if listed[f] else bin_offsets[feats[f] + 1] - off
@@ -226,13 +240,16 @@ def collect_counts(feats, bin_offsets, listed, present, n_present, counts, nzcnt
             total += counts[b]
             if not keep:
                 counts[b] = 0
-        nzcnt[f] = total
+        stored[f] = total
 
 
 @njit(cache=True)
-def distribute_new_bins(newbins, n_new, feats, bin_offsets, listed, present, n_present):
-    """Present lists of the listed features from the global bins first seen by a pass."""
-    bins = newbins[:n_new]
+def distribute_new_bins(data, work, feats, state, n_new):
+    """Present lists of the listed features from the ``n_new`` global bins first seen by a
+    pass (``assess_rows``)."""
+    bin_offsets, present = data.bin_offsets, work.present
+    listed, n_present = state.listed, state.n_present
+    bins = work.bucket_pos[:n_new]
     heapsort(NO_KEYS, bins)
     for f in range(feats.shape[0]):
         if not listed[f]:
@@ -278,31 +295,36 @@ def merge_new(present, off, n_old, newbuf, n_new):
     return total
 
 
-@njit(cache=True)
-def assess(f, k, lo, hi, is_sparse, listed, codes, off, w_ord, y_ord, order, bk_bounds, bk_pos,
-           bk_code, cursor, nzcnt, hist, mark, newbuf, n_new, zero_rank, cumcls, track_rank,
-           track_left, counting, counts):
-    """Add examples [lo, hi) of the weight order to feature f (column k).
+@njit(cache=True, _nrt=False)
+def assess(node, state, newbuf, f, lo, hi, n_new, track_rank, track_left):
+    """Add examples [lo, hi) of the weight order to feature f.
 
     A listed feature's values seen for the first time are appended to
     ``newbuf`` after its first ``n_new`` entries; returns the new count
     (``merge_new`` sorts them in).  With ``track_rank >= 0``, the class
     weights of the examples with code <= ``track_rank`` (the left child of a
-    followed split) are added to ``track_left``.  With ``counting`` (a minimum
-    leaf size), ``counts`` counts the examples per bin.  Sparse: a batch's
-    zeros are its class totals minus its stored entries'.
+    followed split) are added to ``track_left``.  With a minimum leaf size,
+    ``counts`` counts the examples per bin.  Sparse: a batch's zeros are its
+    class totals minus its stored entries'.
     """
+    data, work = node.data, node.work
+    k = node.task.feats[f]
+    off = data.bin_offsets[k]
+    listed, counting = state.listed[f], node.task.min_leaf > 1
+    w_ord, y_ord, cumcls = node.w_ord, node.y_ord, node.cumcls
+    hist, mark, counts = work.hist, work.mark, work.counts
     tracking = track_rank >= 0
     hist_f = hist[off:]  # views indexed from 0: numba's negative-index checks then fold away
     mark_f = mark[off:]
     counts_f = counts[off:]
-    if is_sparse:
-        zeros_left = tracking and 0 <= zero_rank <= track_rank
+    if data.is_sparse:
+        cursor, bk_pos, bk_code = state.cursor, work.bucket_pos, work.bucket_code
+        zeros_left = tracking and 0 <= data.zero_rank[k] <= track_rank
         if zeros_left:  # count the whole batch as zeros, then correct for stored entries
             for c in range(track_left.shape[0]):
                 track_left[c] += cumcls[hi, c] - cumcls[lo, c]
         e = cursor[f]
-        end = bk_bounds[f, 1]
+        end = node.buckets[f, 1]
         while e < end and bk_pos[e] < hi:
             p = bk_pos[e]
             c = y_ord[p]
@@ -312,11 +334,11 @@ def assess(f, k, lo, hi, is_sparse, listed, codes, off, w_ord, y_ord, order, bk_
             if tracking and (r <= track_rank) != zeros_left:
                 track_left[c] += -w_ord[p] if zeros_left else w_ord[p]
             e += 1
-        nzcnt[f] += e - cursor[f]
+        state.stored_seen[f] += e - cursor[f]
         cursor[f] = e
         return n_new
-    row = codes[k]
-    rows = order[lo:hi]
+    row = data.codes[k]
+    rows = node.task.order[lo:hi]
     ys = y_ord[lo:hi]
     ws = w_ord[lo:hi]
     if listed or tracking or counting:
@@ -362,22 +384,23 @@ def _present(rank, off, hist, has_zero, zero_rank):
     return False
 
 
-@njit(cache=True)
-def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, hist, seen_cls,
-         unseen_cls, unseen, full, crit, bounds, parent, left, right, out_ranks, lb_left,
-         min_leaf, counts, seen_count, zero_count):
-    """Bounds on a feature's best score (weight units) from its seen statistics.
+@njit(cache=True, _nrt=False)
+def scan(node, state, scratch, f, seen_cls, unseen, full, has_zero):
+    """Bounds on feature f's best score (weight units) from its seen statistics:
+    seen class totals ``seen_cls``, unseen weight ``unseen`` (class weights
+    ``scratch.unseen_cls``).
 
     One pass over the feature's bins in value order, from its first present
-    bin to its last (listed: its present list; the sparse zero, class
-    weights ``zero``, at its rank): after adding bin b to the left class
-    weights L, the split "values <= b go left" is evaluated, R = T_seen - L.
+    bin to its last (listed: its present list; the sparse zero, if
+    ``has_zero``, class weights ``scratch.zero``, at its rank): after adding
+    bin b to the left class weights L, the split "values <= b go left" is
+    evaluated, R = T_seen - L.
     An empty bin repeats the split of the present bin before it, and ties
     keep the first, so the best split's left rank is a present bin.
-    Returns (lb, ub); writes into ``out_ranks`` the ranks (left value, right
+    Returns (lb, ub); writes into ``scratch.out_ranks`` the ranks (left value, right
     value) of the best split when ``full`` (-1 if none) and, at index 2, the
     left rank of the split attaining lb (-1: the one-sided seen partition),
-    whose seen left class weights go to ``lb_left``.
+    whose seen left class weights go to ``state.lb_left[f]``.
 
     lb: min over the splits the seen values allow of f(L_seen) + f(R_seen),
         and, unless ``full``, of f(T_seen) (unseen values may lie outside the
@@ -395,6 +418,18 @@ def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, his
     stay admissible); the lb still ranges over every split, a superset, so it
     stays a lower bound on the best admissible one.
     """
+    task, hist, present, counts = node.task, node.work.hist, node.work.present, node.work.counts
+    crit, bounds, min_leaf, parent = task.crit, task.bounds, task.min_leaf, node.parent
+    k = task.feats[f]
+    off = node.data.bin_offsets[k]
+    n_bins = node.data.bin_offsets[k + 1] - off
+    zero_rank = node.data.zero_rank[k]
+    listed, n_present = state.listed[f], state.n_present[f]
+    seen_count = state.seen[f]
+    zero_count = seen_count - state.stored_seen[f] if has_zero else 0
+    lb_left = state.lb_left[f]
+    left, right, zero, unseen_cls, out_ranks = (scratch.left, scratch.right, scratch.zero,
+                                                scratch.unseen_cls, scratch.out_ranks)
     C = left.shape[0]
     constrained = min_leaf > 1
     left_count = 0
@@ -525,13 +560,18 @@ def seen_value(crit, left, seen_cls, right):
 
 
 @njit(cache=True, inline='always')
-def clear_feature(listed, off, n_bins, present, n_present, hist, mark, counting, counts,
-                  keep_marks):
-    """Zero one feature's workspace cells (listed: its present bins, and their marks
-    unless ``keep_marks``; dense: all bins; with ``counting``, their example counts too)."""
+def clear_feature(node, state, f, keep_marks):
+    """Zero feature f's workspace cells (listed: its present bins, and their marks
+    unless ``keep_marks``; dense: all bins; with a minimum leaf size, their example
+    counts too)."""
+    hist, mark, present, counts = node.work.hist, node.work.mark, node.work.present, node.work.counts
+    counting = node.task.min_leaf > 1
+    k = node.task.feats[f]
+    off = node.data.bin_offsets[k]
+    n_bins = node.data.bin_offsets[k + 1] - off
     C = hist.shape[1]
-    if listed:
-        for j in range(n_present):
+    if state.listed[f]:
+        for j in range(state.n_present[f]):
             b = off + present[off + j]
             if not keep_marks:
                 mark[b] = 0
@@ -548,13 +588,11 @@ def clear_feature(listed, off, n_bins, present, n_present, hist, mark, counting,
 
 
 @njit(cache=True)
-def release(feats, bin_offsets, categorical, listed, final, present, n_present, hist, mark,
-            counting, counts):
+def release(node, state):
     """Zero the workspace cells a search left set (listed: the present bins; dense: all),
     except those of the final non-categorical features, which ``finalize`` zeroed."""
+    feats = node.task.feats
     for f in range(feats.shape[0]):
-        if not (final[f] and not categorical[feats[f]]):
-            k = feats[f]
-            clear_feature(listed[f], bin_offsets[k], bin_offsets[k + 1] - bin_offsets[k], present,
-                          n_present[f], hist, mark, counting, counts, False)
-        n_present[f] = 0
+        if not (state.final[f] and not node.data.categorical[feats[f]]):
+            clear_feature(node, state, f, False)
+        state.n_present[f] = 0
