@@ -295,7 +295,7 @@ def merge_new(present, off, n_old, newbuf, n_new):
     return total
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def assess(node, state, newbuf, f, lo, hi, n_new, track_rank, track_left):
     """Add examples [lo, hi) of the weight order to feature f.
 
@@ -384,7 +384,7 @@ def _present(rank, off, hist, has_zero, zero_rank):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def scan(node, state, scratch, f, seen_cls, unseen, full, has_zero):
     """Bounds on feature f's best score (weight units) from its seen statistics:
     seen class totals ``seen_cls``, unseen weight ``unseen`` (class weights
