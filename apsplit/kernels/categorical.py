@@ -73,21 +73,17 @@ def _sum_side(left, side, cats, off, hist):
 
 
 @njit(cache=True)
-def evaluate_categorical(node, state, scratch, f, seen_cls, unseen, full):
-    """(lb, ub) of categorical feature f (a ``search`` node's) from its seen statistics
-    (module docstring): seen class totals ``seen_cls``, unseen class weights
-    ``scratch.unseen_cls`` (total ``unseen``).
+def evaluate_categorical(col, rule, seen, full, left, right, cat_left, side, key, by_key):
+    """(lb, ub) of the categorical feature ``col`` (a ``stats.Column``) from its ``seen``
+    statistics (module docstring) under the node's ``rule``.
 
-    When ``full``, the canonical best partition is written to ``node.cat_left``
-    (1 for the present categories going left, 0 for the others).  The scratch's
-    ``cat_side``, ``cat_key`` and ``cat_order`` hold at least ``n_present`` entries.
+    When ``full``, the canonical best partition is written to ``cat_left``
+    (1 for the present categories going left, 0 for the others).  ``side``,
+    ``key`` and ``by_key`` are workspace of at least ``n_present`` entries.
     """
-    crit, bounds, parent, cat_left = node.task.crit, node.task.bounds, node.parent, node.cat_left
-    hist, present = node.work.hist, node.work.present
-    off = node.data.bin_offsets[node.task.feats[f]]
-    n_present = state.n_present[f]
-    unseen_cls, left, right = scratch.unseen_cls, scratch.left, scratch.right
-    side, key, by_key = scratch.cat_side, scratch.cat_key, scratch.cat_order
+    crit, bounds, parent = rule.crit, rule.bounds, rule.parent
+    hist, present, off, n_present = col.hist, col.present, col.off, col.n_present
+    seen_cls, unseen_cls, unseen = seen.cls, seen.unseen_cls, seen.unseen
     C = seen_cls.shape[0]
     cats = present[off:off + n_present]
     p = n_present

@@ -44,9 +44,9 @@ from .criteria import NO_UB, impurity
 from .refine import refined_best
 from .sort import bisect_left
 from .state import Found, Node, Scratch, State, Task
-from .stats import (DENSE_RATIO, assess, assess_rows, canonical_pass, candidate_slots,
-                    clear_feature, collect_counts, distribute_new_bins, merge_new, node_arrays, release, scan,
-                    seen_value, sparse_buckets, zero_weights)
+from .stats import (DENSE_RATIO, Column, Rule, Seen, Stream, assess, assess_rows, canonical_pass,
+                    candidate_slots, clear_feature, collect_counts, distribute_new_bins, merge_new,
+                    node_arrays, release, scan, seen_value, sparse_buckets, zero_weights)
 
 TOL = 1e-10
 ADAPTIVE_INITIAL_FRACTION = 0.1
@@ -140,6 +140,25 @@ def setup(method, data, work, task):
     return node, state, scratch
 
 
+@njit(cache=True, inline='always')
+def column(node, state, f):
+    """Feature f's ``stats.Column`` (its listed flag and present count as they are now)."""
+    k = node.task.feats[f]
+    off = node.data.bin_offsets[k]
+    work = node.work
+    return Column(f, k, off, node.data.bin_offsets[k + 1] - off, state.listed[f],
+                  state.n_present[f], node.data.zero_rank[k], node.task.min_leaf > 1, work.hist,
+                  work.mark, work.present, work.counts)
+
+
+@njit(cache=True, inline='always')
+def stream(node, state):
+    """The node's ``stats.Stream``."""
+    return Stream(node.task.order, node.w_ord, node.y_ord, node.cumcls, node.data.codes,
+                  node.data.is_sparse, node.buckets, node.work.bucket_pos, node.work.bucket_code,
+                  state.cursor, state.stored_seen)
+
+
 @njit(cache=True, _nrt=False)
 def advance(node, state, scratch, f, hi):
     """Assess feature f on the examples up to ``hi`` (exclusive) and re-bound it
@@ -152,7 +171,8 @@ def advance(node, state, scratch, f, hi):
     m = state.seen
     n_new = 0
     if hi > m[f]:
-        n_new = assess(node, state, scratch.new_bins, f, m[f], hi, 0, -1, scratch.left)
+        n_new = assess(column(node, state, f), stream(node, state), m[f], hi, 0, scratch.new_bins,
+                       -1, scratch.left)
         m[f] = hi
     rebound(node, state, scratch, f, n_new)
 
@@ -196,20 +216,24 @@ def merge_listed(node, state, scratch, f, n_new):
 def bound_feature(node, state, scratch, f, seen_cls, unseen, full):
     """(lb, ub), ranks and lb split of feature f from its statistics, seen class totals
     ``seen_cls`` and unseen weight ``unseen`` (class weights in ``scratch.unseen_cls``)."""
-    k = node.task.feats[f]
+    col = column(node, state, f)
+    rule = Rule(node.task.crit, node.task.bounds, node.task.min_leaf, node.parent)
     state.scans[0] += 1
-    if node.data.categorical[k]:
-        state.lb[f], state.ub[f] = evaluate_categorical(node, state, scratch, f, seen_cls,
-                                                        unseen, full)
+    if node.data.categorical[col.k]:
+        state.lb[f], state.ub[f] = evaluate_categorical(
+            col, rule, Seen(seen_cls, scratch.unseen_cls, unseen, state.seen[f], False,
+                            scratch.zero, 0),
+            full, scratch.left, scratch.right, node.cat_left, scratch.cat_side, scratch.cat_key,
+            scratch.cat_order)
         return
-    has_zero = node.data.is_sparse and node.data.zero_rank[k] >= 0 and \
-        state.seen[f] - state.stored_seen[f] > 0
+    zeros = state.seen[f] - state.stored_seen[f]
+    has_zero = node.data.is_sparse and col.zero_rank >= 0 and zeros > 0
     if has_zero:
-        off = node.data.bin_offsets[k]
-        zero_weights(scratch.zero, state.listed[f], off, node.data.bin_offsets[k + 1] - off,
-                     node.data.zero_rank[k], node.work.hist, node.work.present,
-                     state.n_present[f], seen_cls)
-    state.lb[f], state.ub[f] = scan(node, state, scratch, f, seen_cls, unseen, full, has_zero)
+        zero_weights(col, seen_cls, scratch.zero)
+    seen = Seen(seen_cls, scratch.unseen_cls, unseen, state.seen[f], has_zero, scratch.zero,
+                zeros if has_zero else 0)
+    state.lb[f], state.ub[f] = scan(col, rule, seen, full, scratch.left, scratch.right,
+                                    scratch.out_ranks, state.lb_left[f])
     out_ranks = scratch.out_ranks
     state.ranks[f, 0] = out_ranks[0]
     state.ranks[f, 1] = out_ranks[1]
@@ -290,7 +314,8 @@ def crawl(node, state, scratch, f, stop_above, min_step, min_examples):
             finalize(node, state, scratch, f, n_new)
             return
         track = lb_rank[f] if followed else -1
-        n_new = assess(node, state, scratch.new_bins, f, lo, hi, n_new, track, lb_left[f])
+        n_new = assess(column(node, state, f), stream(node, state), lo, hi, n_new,
+                       scratch.new_bins, track, lb_left[f])
         m[f] = hi
         current = False
         if not followed:  # a categorical feature follows no split: re-bound it after every batch

@@ -24,13 +24,17 @@ seen class totals minus the stored entries' (``stored_seen`` counts the stored
 entries seen, so an absent zero contributes exactly nothing).
 
 The statistics live in the Dataset's ``Workspace`` (``hist``, ``mark``,
-``present``, ``counts``), which every search leaves zeroed again; the kernels
-that a search calls per batch take its named records (``state.Node``,
-``State``, ``Scratch``) and, allocating nothing, are compiled without
-reference counting, as the search loops are (``search``).
+``present``, ``counts``), which every search leaves zeroed again.  The
+kernels a search calls per batch (``assess``, ``zero_weights``, ``scan``) take
+small records of the arrays they read (``Column``, ``Stream``, ``Seen``,
+``Rule``), which the search builds per call: an ordinary kernel updates the
+reference count of every array it is passed, and passing the search's whole
+records (some 60 arrays) made quick and adaptive 1.2x slower; compiled
+without reference counting instead, these loops ran 1.3-2x slower.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -40,6 +44,60 @@ from .sort import bisect_left, bisect_right, heapsort
 
 NO_KEYS = np.empty(0)
 DENSE_RATIO = 4  # a feature with at most DENSE_RATIO * n bins scans them all
+
+
+class Column(NamedTuple):
+    """Candidate feature f's statistics, as the per-batch kernels see them."""
+
+    f: int               # its position among the candidates
+    k: int               # its column
+    off: int             # its first bin
+    n_bins: int
+    listed: int          # it keeps a sorted list of its seen values (``present``)
+    n_present: int       # ... their count
+    zero_rank: int       # sparse: the rank of its implicit zero, -1 if none
+    counting: bool       # count the examples per bin (a minimum leaf size)
+    hist: np.ndarray     # the workspace's arrays
+    mark: np.ndarray
+    present: np.ndarray
+    counts: np.ndarray
+
+
+class Stream(NamedTuple):
+    """The node's examples in weight order, as ``assess`` adds them."""
+
+    order: np.ndarray        # the rows
+    w_ord: np.ndarray        # their weights
+    y_ord: np.ndarray        # their labels
+    cumcls: np.ndarray       # (n + 1, C) prefix sums of the class weights
+    codes: np.ndarray        # dense: the Dataset's codes
+    is_sparse: bool
+    buckets: np.ndarray      # sparse: (F, 2) feature f's entries in bucket_pos/code
+    bucket_pos: np.ndarray   # ... their weight-order positions
+    bucket_code: np.ndarray  # ... their ranks
+    cursor: np.ndarray       # ... each feature's next entry
+    stored_seen: np.ndarray  # ... each feature's stored entries seen
+
+
+class Seen(NamedTuple):
+    """What a feature has seen, as ``scan`` bounds it."""
+
+    cls: np.ndarray         # (C) its seen class totals
+    unseen_cls: np.ndarray  # (C) the class weights it has not seen
+    unseen: float           # ... their total
+    count: int              # its seen examples
+    has_zero: bool          # sparse: it has seen its implicit zero
+    zero: np.ndarray        # ... whose class weights (``zero_weights``)
+    zero_count: int         # ... and examples these are
+
+
+class Rule(NamedTuple):
+    """The node's split rule."""
+
+    crit: int        # ``criteria.CRITERIA`` code
+    bounds: int      # ``criteria.BOUNDS`` code, or ``criteria.NO_UB``
+    min_leaf: int    # examples each child must keep
+    parent: float    # the node's impurity: no split's bound exceeds it
 
 
 @njit(cache=True)
@@ -296,8 +354,8 @@ def merge_new(present, off, n_old, newbuf, n_new):
 
 
 @njit(cache=True)
-def assess(node, state, newbuf, f, lo, hi, n_new, track_rank, track_left):
-    """Add examples [lo, hi) of the weight order to feature f.
+def assess(col, ex, lo, hi, n_new, newbuf, track_rank, track_left):
+    """Add examples [lo, hi) of the weight order ``ex`` to the feature ``col``.
 
     A listed feature's values seen for the first time are appended to
     ``newbuf`` after its first ``n_new`` entries; returns the new count
@@ -307,24 +365,20 @@ def assess(node, state, newbuf, f, lo, hi, n_new, track_rank, track_left):
     ``counts`` counts the examples per bin.  Sparse: a batch's zeros are its
     class totals minus its stored entries'.
     """
-    data, work = node.data, node.work
-    k = node.task.feats[f]
-    off = data.bin_offsets[k]
-    listed, counting = state.listed[f], node.task.min_leaf > 1
-    w_ord, y_ord, cumcls = node.w_ord, node.y_ord, node.cumcls
-    hist, mark, counts = work.hist, work.mark, work.counts
+    f, off, listed, counting = col.f, col.off, col.listed, col.counting
+    w_ord, y_ord, cumcls = ex.w_ord, ex.y_ord, ex.cumcls
     tracking = track_rank >= 0
-    hist_f = hist[off:]  # views indexed from 0: numba's negative-index checks then fold away
-    mark_f = mark[off:]
-    counts_f = counts[off:]
-    if data.is_sparse:
-        cursor, bk_pos, bk_code = state.cursor, work.bucket_pos, work.bucket_code
-        zeros_left = tracking and 0 <= data.zero_rank[k] <= track_rank
+    hist_f = col.hist[off:]  # views indexed from 0: numba's negative-index checks then fold away
+    mark_f = col.mark[off:]
+    counts_f = col.counts[off:]
+    if ex.is_sparse:
+        cursor, bk_pos, bk_code = ex.cursor, ex.bucket_pos, ex.bucket_code
+        zeros_left = tracking and 0 <= col.zero_rank <= track_rank
         if zeros_left:  # count the whole batch as zeros, then correct for stored entries
             for c in range(track_left.shape[0]):
                 track_left[c] += cumcls[hi, c] - cumcls[lo, c]
         e = cursor[f]
-        end = node.buckets[f, 1]
+        end = ex.buckets[f, 1]
         while e < end and bk_pos[e] < hi:
             p = bk_pos[e]
             c = y_ord[p]
@@ -334,11 +388,11 @@ def assess(node, state, newbuf, f, lo, hi, n_new, track_rank, track_left):
             if tracking and (r <= track_rank) != zeros_left:
                 track_left[c] += -w_ord[p] if zeros_left else w_ord[p]
             e += 1
-        state.stored_seen[f] += e - cursor[f]
+        ex.stored_seen[f] += e - cursor[f]
         cursor[f] = e
         return n_new
-    row = data.codes[k]
-    rows = node.task.order[lo:hi]
+    row = ex.codes[col.k]
+    rows = ex.order[lo:hi]
     ys = y_ord[lo:hi]
     ws = w_ord[lo:hi]
     if listed or tracking or counting:
@@ -356,10 +410,12 @@ def assess(node, state, newbuf, f, lo, hi, n_new, track_rank, track_left):
 
 
 @njit(cache=True)
-def zero_weights(zero, listed, off, n_bins, zero_rank, hist, present, n_present, seen_cls):
-    """Class weights of the implicit zero of a sparse feature that has seen one:
-    the seen class totals minus the stored entries'.  (Not inlined: inlined
+def zero_weights(col, seen_cls, zero):
+    """Class weights (into ``zero``) of the implicit zero of a sparse feature that has
+    seen one: the seen class totals minus the stored entries'.  (Not inlined: inlined
     into ``rebound`` it slowed every dense scan by half.)"""
+    listed, off, n_bins, zero_rank = col.listed, col.off, col.n_bins, col.zero_rank
+    hist, present, n_present = col.hist, col.present, col.n_present
     C = zero.shape[0]
     for c in range(C):
         zero[c] = 0.0
@@ -385,22 +441,21 @@ def _present(rank, off, hist, has_zero, zero_rank):
 
 
 @njit(cache=True)
-def scan(node, state, scratch, f, seen_cls, unseen, full, has_zero):
-    """Bounds on feature f's best score (weight units) from its seen statistics:
-    seen class totals ``seen_cls``, unseen weight ``unseen`` (class weights
-    ``scratch.unseen_cls``).
+def scan(col, rule, seen, full, left, right, out_ranks, lb_left):
+    """Bounds on the feature ``col``'s best score (weight units) from its ``seen``
+    statistics, under the node's ``rule``.
 
     One pass over the feature's bins in value order, from its first present
     bin to its last (listed: its present list; the sparse zero, if
-    ``has_zero``, class weights ``scratch.zero``, at its rank): after adding
-    bin b to the left class weights L, the split "values <= b go left" is
-    evaluated, R = T_seen - L.
+    ``seen.has_zero``, class weights ``seen.zero``, at its rank): after adding
+    bin b to the left class weights L (in ``left``), the split "values <= b go
+    left" is evaluated, R = T_seen - L (in ``right``).
     An empty bin repeats the split of the present bin before it, and ties
     keep the first, so the best split's left rank is a present bin.
-    Returns (lb, ub); writes into ``scratch.out_ranks`` the ranks (left value, right
+    Returns (lb, ub); writes into ``out_ranks`` the ranks (left value, right
     value) of the best split when ``full`` (-1 if none) and, at index 2, the
     left rank of the split attaining lb (-1: the one-sided seen partition),
-    whose seen left class weights go to ``state.lb_left[f]``.
+    whose seen left class weights go to ``lb_left``.
 
     lb: min over the splits the seen values allow of f(L_seen) + f(R_seen),
         and, unless ``full``, of f(T_seen) (unseen values may lie outside the
@@ -412,24 +467,18 @@ def scan(node, state, scratch, f, seen_cls, unseen, full, has_zero):
         When ``full``, lb == ub == the exact score.
 
     A minimum leaf size ``min_leaf`` > 1 (examples per child, ``counts`` per
-    bin, ``seen_count`` in all, ``zero_count`` at the sparse zero) admits, when
+    bin, ``seen.count`` in all, ``seen.zero_count`` at the sparse zero) admits, when
     ``full``, only the splits whose children both hold at least ``min_leaf``
     examples, and the ub only from splits whose seen children already do (they
     stay admissible); the lb still ranges over every split, a superset, so it
     stays a lower bound on the best admissible one.
     """
-    task, hist, present, counts = node.task, node.work.hist, node.work.present, node.work.counts
-    crit, bounds, min_leaf, parent = task.crit, task.bounds, task.min_leaf, node.parent
-    k = task.feats[f]
-    off = node.data.bin_offsets[k]
-    n_bins = node.data.bin_offsets[k + 1] - off
-    zero_rank = node.data.zero_rank[k]
-    listed, n_present = state.listed[f], state.n_present[f]
-    seen_count = state.seen[f]
-    zero_count = seen_count - state.stored_seen[f] if has_zero else 0
-    lb_left = state.lb_left[f]
-    left, right, zero, unseen_cls, out_ranks = (scratch.left, scratch.right, scratch.zero,
-                                                scratch.unseen_cls, scratch.out_ranks)
+    listed, off, n_bins, n_present, zero_rank = (col.listed, col.off, col.n_bins, col.n_present,
+                                                 col.zero_rank)
+    hist, present, counts = col.hist, col.present, col.counts
+    crit, bounds, min_leaf, parent = rule.crit, rule.bounds, rule.min_leaf, rule.parent
+    seen_cls, unseen_cls, unseen, seen_count = seen.cls, seen.unseen_cls, seen.unseen, seen.count
+    has_zero, zero, zero_count = seen.has_zero, seen.zero, seen.zero_count
     C = left.shape[0]
     constrained = min_leaf > 1
     left_count = 0
