@@ -6,7 +6,9 @@ weights, a depth-3 ``grow_tree`` per method on satimage, and a 20-round
 ``APBoostClassifier`` fit (adaptive, depth 3) on satimage.  Each checkout runs
 in its own process (numba's disk cache warm: one untimed call first); the
 processes alternate, ``--runs`` times, and every figure is the least time over
-all calls of a checkout.  From the repository root:
+all calls of a checkout.  The checkouts' results (split, score, assessments,
+scans; the trees' arrays; the fit's predicted probabilities) are compared bit
+for bit.  From the repository root:
 
     python -m benchmarks.engine_speed --against /tmp/apsplit-main [--runs 3] [--repeats 5]
 
@@ -25,8 +27,8 @@ DATASETS = ("satimage", "a8a", "higgs7k")
 METHODS = ("exhaustive", "quick", "adaptive")
 
 
-def _least(call, repeats):
-    call()  # compile or load the cache
+def _least(call, repeats, results, case):
+    results[case] = repr(_summary(call()))  # compiles or loads the cache
     best = float("inf")
     for _ in range(repeats):
         start = time.perf_counter()
@@ -35,8 +37,19 @@ def _least(call, repeats):
     return best
 
 
+def _summary(out):
+    """A found split's, a tree's or a fitted model's results, for the comparison."""
+    if hasattr(out, "assessments"):
+        return (out.feature, out.threshold, out.score, out.assessments, out.scans)
+    if hasattr(out, "node_assessments"):
+        return [getattr(out, name).tobytes() for name in ("feature", "threshold", "value",
+                                                          "node_assessments")]
+    return out._probabilities.tobytes()
+
+
 def measure(repeats):
-    """{case: least seconds} in the checkout this process imports apsplit from."""
+    """({case: least seconds}, {case: results}) in the checkout this process imports
+    apsplit from."""
     import numpy as np
 
     import apsplit
@@ -44,24 +57,31 @@ def measure(repeats):
     from apsplit.experiments.loaders import load_bundled
     from apsplit.experiments.nodes import boosting_weights
 
-    out = {}
+    out, results = {}, {}
     for name in DATASETS:
         X, y, _ = load_bundled(name)
         ds = apsplit.Dataset(X)
         C = int(y.max()) + 1
         w = boosting_weights(ds, y, C, 20)
         for method in METHODS:
-            out[f"find_split {name} {method}"] = _least(
-                lambda: apsplit.find_split(ds, y, w, method=method), repeats)
+            case = f"find_split {name} {method}"
+            out[case] = _least(lambda: apsplit.find_split(ds, y, w, method=method), repeats,
+                               results, case)
         if name == "satimage":
             for method in METHODS:
-                out[f"grow_tree {name} {method}"] = _least(
-                    lambda: apsplit.grow_tree(ds, y, w, 3, "error", method), repeats)
+                case = f"grow_tree {name} {method}"
+                out[case] = _least(lambda: apsplit.grow_tree(ds, y, w, 3, "error", method),
+                                   repeats, results, case)
             model = APBoostClassifier(n_estimators=20, max_depth=3, method="adaptive")
-            out[f"APBoost fit {name} adaptive"] = _least(lambda: model.fit(X, y),
-                                                         max(1, repeats // 2))
-            assert np.isfinite(model.predict_proba(X[:5])).all()
-    return out
+            case = f"APBoost fit {name} adaptive"
+
+            def fit():
+                model.fit(X, y)
+                model._probabilities = np.asarray(model.predict_proba(X))
+                return model
+
+            out[case] = _least(fit, max(1, repeats // 2), results, case)
+    return out, results
 
 
 def main(argv=None):
@@ -77,18 +97,23 @@ def main(argv=None):
         return
     roots = {"this": os.getcwd(), "other": os.path.abspath(args.against)}
     best = {label: {} for label in roots}
+    results = {}
     for _ in range(args.runs):
         for label, root in roots.items():
             run = subprocess.run([sys.executable, os.path.abspath(__file__), "--against", root,
                                   "--worker", "--repeats", str(args.repeats)], cwd=root,
                                  env=dict(os.environ, PYTHONPATH=root), check=True,
                                  capture_output=True, text=True)
-            for case, seconds in json.loads(run.stdout.splitlines()[-1]).items():
-                best[label][case] = min(seconds, best[label].get(case, float("inf")))
+            seconds, found = json.loads(run.stdout.splitlines()[-1])
+            for case, value in seconds.items():
+                best[label][case] = min(value, best[label].get(case, float("inf")))
+            results.setdefault(label, found)
     print(f"{'case':36s} {'this ms':>9s} {'other ms':>9s} {'this/other':>10s}")
     for case, seconds in best["this"].items():
         other = best["other"][case]
         print(f"{case:36s} {1e3 * seconds:9.2f} {1e3 * other:9.2f} {seconds / other:10.3f}")
+    differ = [case for case in results["this"] if results["this"][case] != results["other"][case]]
+    print("results bit-identical in every case" if not differ else f"results differ: {differ}")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
 """The named state of the AdaBoost-family engine: what its kernels pass each other.
 
 numba types a NamedTuple as a tuple whose fields have names: ``node.task.feats``
-compiles to the same load as ``node[4]`` did, and a record passed to a kernel
-compiled without reference counting (``_nrt=False``, the per-batch loops of
-``search``) costs nothing per field.  The records nest (a ``Node`` holds its
-``BinnedData``, ``Workspace`` and ``Task``), so a kernel takes a few records
-instead of their 40 arrays.
+compiles to the same load as ``node[4]`` did.  The records nest (a ``Node``
+holds its ``BinnedData``, ``Workspace`` and ``Task``), so a kernel takes a few
+records instead of their 40 arrays.  Passing them costs nothing to a kernel
+compiled without reference counting (``_nrt=False``: the per-batch loops of
+``search``); an ordinary kernel updates the count of every array in its
+arguments, so the hot ones the loops call take small views built per call
+instead (``stats.Column``, ``Stream``, ``Seen``, ``Rule``).
 
 The layers: ``BinnedData`` and ``Workspace`` belong to the Dataset
 (``Dataset.kernel_data``, ``Dataset.workspace``); ``Task`` and ``Params`` are
