@@ -39,11 +39,11 @@ def _least(call, repeats, results, case):
 
 def _summary(out):
     """A found split's, a tree's or a fitted model's results, for the comparison."""
-    if hasattr(out, "assessments"):
-        return (out.feature, out.threshold, out.score, out.assessments, out.scans)
     if hasattr(out, "node_assessments"):
         return [getattr(out, name).tobytes() for name in ("feature", "threshold", "value",
                                                           "node_assessments")]
+    if hasattr(out, "scans"):
+        return (out.feature, out.threshold, out.score, out.assessments, out.scans)
     return out._probabilities.tobytes()
 
 
