@@ -17,6 +17,7 @@ import scipy.sparse as sp
 
 from .kernels.build import threshold_of
 from .kernels.coarse import MAX_COARSE, PAYS_VALUES_PER_BIN, CoarseBins, group_ranks
+from .kernels.state import BinnedData, Workspace
 
 __all__ = ["Dataset", "dense_matrix"]
 
@@ -301,10 +302,8 @@ class Dataset:
         return out
 
     def kernel_data(self):
-        """The binned data as the kernels take it: (is_sparse, codes, bin_offsets,
-        zero_rank, csc_indptr, csc_rows, csc_codes, csr_indptr, csr_features,
-        csr_codes, categorical, csr_bins)."""
-        return (self.is_sparse, self.codes, self.bin_offsets, self.zero_rank, self.csc_indptr,
+        """The binned data as the kernels take it (``kernels.state.BinnedData``)."""
+        return BinnedData(self.is_sparse, self.codes, self.bin_offsets, self.zero_rank, self.csc_indptr,
                 self.csc_rows, self.csc_codes, self.csr_indptr, self.csr_features, self.csr_codes,
                 self.categorical, self.csr_bins)
 
@@ -312,10 +311,11 @@ class Dataset:
         """The kernels' scratch arrays for ``n_classes``, checked out for one ``with`` block:
         ``with ds.workspace(C) as work: kernel(..., work, ...)``.
 
-        work = (hist, mark, present, bucket_pos, bucket_code, in_node, counts):
-        hist, mark, present, counts per bin and in_node per row are zero on entry,
-        and every kernel that returns leaves them zeroed; bucket_pos, bucket_code
-        (per stored entry, sparse input) are scratch.  The block holds the arrays
+        work is a ``kernels.state.Workspace`` (hist, mark, present, bucket_pos,
+        bucket_code, in_node, counts): hist, mark, present, counts per bin and
+        in_node per row are zero on entry, and every kernel that returns leaves
+        them zeroed; bucket_pos, bucket_code (per stored entry, sparse input) are
+        scratch.  The block holds the arrays
         alone (a nested or concurrent block gets others).  They are kept for a
         later block only if the block ends without an exception; else they are
         dropped (a kernel stopped midway may leave them set) and the next block
@@ -325,10 +325,11 @@ class Dataset:
 
     def _new_workspace(self, n_classes):
         total = int(self.bin_offsets[-1])
-        return (np.zeros((total, n_classes)), np.zeros(total, np.uint8), np.zeros(total, np.int64),
-                np.empty(max(self.csr_codes.size, self.n_rows), np.int64),
-                np.empty_like(self.csr_codes), np.zeros(self.n_rows, np.uint8),
-                np.zeros(total, np.int64))
+        return Workspace(np.zeros((total, n_classes)), np.zeros(total, np.uint8),
+                         np.zeros(total, np.int64),
+                         np.empty(max(self.csr_codes.size, self.n_rows), np.int64),
+                         np.empty_like(self.csr_codes), np.zeros(self.n_rows, np.uint8),
+                         np.zeros(total, np.int64))
 
     def __getstate__(self):
         state = self.__dict__.copy()

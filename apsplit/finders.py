@@ -7,6 +7,7 @@ every client (trees, boosting loops, estimators) can use it by that name.
 """
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from .kernels.categorical import MAX_SUBSET_CATEGORIES
 from .kernels.criteria import BOUNDS, CRITERIA
 from .kernels.coarse import new_histogram
 from .kernels.search import EXHAUSTIVE, METHODS, run, run_exhaustive
+from .kernels.state import Params, Task
 from .split import Split
 
 __all__ = ["Problem", "Finder", "Exhaustive", "Quick", "Adaptive", "AdaptivePaper", "find_split",
@@ -56,25 +58,49 @@ class Finder:
         return f"{type(self).__name__}({params})"
 
 
+def kernel_task(problem, index_order):
+    """The kernels' ``Task`` of a Problem whose rows sorted are ``index_order``."""
+    return Task(problem.order, index_order, problem.sample_weight, problem.y, problem.n_classes,
+                problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds],
+                problem.min_leaf)
+
+
+class QuickParams(NamedTuple):
+    """Quick's fields of the kernels' ``Params``."""
+
+    initial_fraction: float
+    n_batches: int
+
+
+class AdaptiveParams(NamedTuple):
+    """Adaptive's fields of the kernels' ``Params`` (-1: the rule's floor / no column)."""
+
+    min_step: float
+    min_step_examples: float
+    first_column: int
+
+
 class _KernelFinder(Finder):
     def _params(self):
-        """The kernel's two method parameters (``kernels.search.search``)."""
-        return np.zeros(2)
+        """The method's parameters, a NamedTuple of some of ``kernels.state.Params``'s fields."""
+        return ()
+
+    def kernel_params(self):
+        """The kernels' ``Params``: this method's, the others' defaults."""
+        params = self._params()
+        return Params(**params._asdict()) if params else Params()
 
     def find(self, problem):
         ds = problem.dataset
-        args = (ds.kernel_data(), None, problem.order, np.sort(problem.order),
-                problem.sample_weight, problem.y, problem.n_classes, problem.features,
-                CRITERIA[problem.criterion], BOUNDS[problem.bounds], problem.min_leaf)
+        task = kernel_task(problem, np.sort(problem.order))
         with ds.workspace(problem.n_classes) as work:
-            args = args[:1] + (work,) + args[2:]
             method = METHODS[self.name]
             if method == EXHAUSTIVE:
                 coarse = ds.coarse_bins()
-                found = run_exhaustive(self._params(), *args, coarse,
+                found = run_exhaustive(self.kernel_params(), ds.kernel_data(), work, task, coarse,
                                        new_histogram(coarse, problem.n_classes), False)
             else:
-                found = run(method, self._params(), *args)
+                found = run(method, self.kernel_params(), ds.kernel_data(), work, task)
         pos, left_rank, right_rank, score, total, children, node_weight, left_codes, scans = found
         if pos < 0:
             return Split.none(total, problem.n_classes, int(scans))
@@ -114,7 +140,7 @@ class Quick(_KernelFinder):
         self.n_batches = v.check_positive_int(n_batches, "n_batches")
 
     def _params(self):
-        return np.array([self.initial_fraction, self.n_batches], np.float64)
+        return QuickParams(float(self.initial_fraction), int(self.n_batches))
 
 
 class Adaptive(_KernelFinder):
@@ -154,9 +180,9 @@ class Adaptive(_KernelFinder):
             v.check_non_negative_int(first_feature, "first_feature")
 
     def _params(self):
-        """(min_step, min_step_examples, first column); -1: the rule's / none."""
-        return np.array([-1 if x is None else x for x in
-                         (self.min_step, self.min_step_examples, self.first_feature)], np.float64)
+        return AdaptiveParams(*(-1.0 if x is None else float(x)
+                                for x in (self.min_step, self.min_step_examples)),
+                              -1 if self.first_feature is None else int(self.first_feature))
 
 
 class AdaptivePaper(_KernelFinder):
@@ -170,11 +196,11 @@ _REGISTRY = {"exhaustive": Exhaustive(), "quick": Quick(), "adaptive": Adaptive(
 
 
 def kernel_finder_params(finder):
-    """(method id, its parameters) of a built-in finder whose ``find`` is the kernel's,
+    """(method id, its ``Params``) of a built-in finder whose ``find`` is the kernel's,
     so that a whole tree can be grown in one kernel call; else None."""
     if isinstance(finder, _KernelFinder) and type(finder).find is _KernelFinder.find \
             and finder.name in METHODS:
-        return METHODS[finder.name], finder._params()
+        return METHODS[finder.name], finder.kernel_params()
     return None
 
 

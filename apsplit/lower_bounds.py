@@ -24,32 +24,29 @@ from dataclasses import replace
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from .finders import check_problem
+from .finders import check_problem, kernel_task
 from .tree import node_orders
-from .kernels.criteria import BOUNDS, CRITERIA
 from .kernels.probe import run_probe
 from .kernels.search import METHODS, TOL, run
+from .kernels.state import Params
 
 __all__ = ["weight_order", "exact", "node_weight_order", "node_exact", "tree_bound", "feature_interval"]
 
 
-def _call(kernel, problem, *head, tail=()):
-    """``kernel(*head, <the problem's kernel arguments>, *tail)`` on a checked-out workspace."""
+def _call(kernel, problem, *head):
+    """``kernel(*head, data, work, task)`` of the problem on a checked-out workspace."""
     if problem.min_leaf > 1:
         raise ValueError("the lower bounds on assessments are defined without a minimum leaf "
                          f"size; got min_leaf={problem.min_leaf}")
     ds = problem.dataset
     with ds.workspace(problem.n_classes) as work:
-        return kernel(*head, ds.kernel_data(), work, problem.order, np.sort(problem.order),
-                      problem.sample_weight, problem.y, problem.n_classes, problem.features,
-                      CRITERIA[problem.criterion], BOUNDS[problem.bounds], *tail)
+        return kernel(*head, ds.kernel_data(), work, kernel_task(problem, np.sort(problem.order)))
 
 
 def _optimum(problem):
     """(position of k*, E* in weight units) by exhaustive search; position -1 if no split."""
-    pos, _, _, score, _, _, node_weight, _, _ = _call(run, problem, METHODS["exhaustive"],
-                                                      np.zeros(2), tail=(1,))
-    return pos, score, node_weight
+    found = _call(run, problem, METHODS["exhaustive"], Params())
+    return found.position, found.score, found.node_weight
 
 
 def _counts(problem, target):

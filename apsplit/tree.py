@@ -12,11 +12,11 @@ import scipy.sparse as sp
 
 from . import validation as v
 from .dataset import Dataset
-from .finders import check_problem, get_finder, kernel_finder_params
+from .finders import check_problem, get_finder, kernel_finder_params, kernel_task
 from .kernels import build
-from .kernels.criteria import BOUNDS, CRITERIA
 from .kernels.coarse import no_coarse_bins
 from .kernels.search import EXHAUSTIVE
+from .kernels.stats import sorted_rows
 
 __all__ = ["Tree", "grow_tree", "grow_from_problem", "node_orders", "node_impurity",
            "split_values"]
@@ -137,10 +137,11 @@ class Tree:
               n_rows):
         """``kernels.build.apply_rows`` on this tree (cat_items None: the category values)."""
         cat_start, cat_end, cat_values, is_categorical = self._categorical_arrays()
-        return build.apply_rows(self.feature, cut, is_categorical, self.children_left,
-                                self.children_right, cat_start, cat_end,
-                                cat_values if cat_items is None else cat_items, dense,
-                                feature_major, indptr, indices, entries, absent, n_rows)
+        walk = build.Walk(self.feature, cut, is_categorical, self.children_left,
+                          self.children_right, cat_start, cat_end,
+                          cat_values if cat_items is None else cat_items)
+        return build.apply_rows(walk, build.RowValues(dense, feature_major, indptr, indices,
+                                                      entries, absent, n_rows))
 
     def _categorical_arrays(self):
         """(cat_start, cat_end, left category values, is_categorical) for the apply kernels."""
@@ -275,20 +276,20 @@ def _grow_with_kernel(problem, params, max_depth):
     """(tree, leaf of every row) for a built-in finder: one ``kernels.build.grow`` call."""
     ds = problem.dataset
     method, method_params = params
+    task = kernel_task(problem, sorted_rows(problem.order, ds.n_rows))
     with ds.workspace(problem.n_classes) as work:
-        (feature, threshold, left_rank, children_left, children_right, value, n_samples,
-         assessments, cat_start, cat_end, cat_codes, leaf_of) = build.grow(
-            method, method_params, min(int(max_depth), 2 ** 31), ds.kernel_data(), work,
-            ds.values, problem.order, problem.sample_weight, problem.y, problem.n_classes,
-            problem.features, CRITERIA[problem.criterion], BOUNDS[problem.bounds],
-            problem.min_leaf, ds.coarse_bins() if method == EXHAUSTIVE else no_coarse_bins())
-    categories = [None] * feature.size
-    for node in np.flatnonzero(cat_end > cat_start):
-        categories[node] = ds.feature_values(feature[node])[cat_codes[cat_start[node]:cat_end[node]]]
-    tree = Tree.from_arrays(problem.n_classes, ds.n_features, problem.criterion, feature,
-                            threshold, left_rank, children_left, children_right, value, n_samples,
-                            assessments, categories)
-    return tree, leaf_of
+        grown = build.grow(method, method_params, min(int(max_depth), 2 ** 31), ds.kernel_data(),
+                           work, ds.values, task,
+                           ds.coarse_bins() if method == EXHAUSTIVE else no_coarse_bins())
+    categories = [None] * grown.feature.size
+    for node in np.flatnonzero(grown.cat_end > grown.cat_start):
+        categories[node] = ds.feature_values(grown.feature[node])[
+            grown.cat_codes[grown.cat_start[node]:grown.cat_end[node]]]
+    tree = Tree.from_arrays(problem.n_classes, ds.n_features, problem.criterion, grown.feature,
+                            grown.threshold, grown.left_rank, grown.children_left,
+                            grown.children_right, grown.value, grown.n_node_samples,
+                            grown.node_assessments, categories)
+    return tree, grown.leaf_of
 
 
 def grow_tree(ds, y, sample_weight=None, max_depth=3, criterion="error", method="adaptive",

@@ -11,15 +11,82 @@ returns is flat parallel arrays (``apsplit.tree.Tree``).
 of raw X (values): a walk from the root per row.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from . import coarse as cs
 from .search import EXHAUSTIVE, run, run_exhaustive
 from .sort import bisect_left, bisect_right
-from .stats import candidate_slots, sorted_rows
+from .state import Task
+from .stats import candidate_slots
 
 LEAF = -1
+
+
+class Grown(NamedTuple):
+    """A tree as ``grow`` returns it: per node (depth first, a node's children
+    consecutive, left first), and the leaf of every row."""
+
+    feature: np.ndarray          # split column, LEAF at leaves
+    threshold: np.ndarray        # numeric split: x <= threshold goes left (NaN otherwise)
+    left_rank: np.ndarray        # numeric split: code <= left_rank goes left (-1 otherwise)
+    children_left: np.ndarray
+    children_right: np.ndarray
+    value: np.ndarray            # (nodes, C) class weights
+    n_node_samples: np.ndarray
+    node_assessments: np.ndarray
+    cat_start: np.ndarray        # a categorical split's codes going left are
+    cat_end: np.ndarray          # cat_codes[cat_start[node]:cat_end[node]]
+    cat_codes: np.ndarray
+    leaf_of: np.ndarray          # per row of X: its leaf, -1 for rows not in the root
+
+
+class Cut(NamedTuple):
+    """A chosen split as the rows test it."""
+
+    feature: int            # column k
+    left_rank: int          # code <= left_rank goes left; -1: categorical
+    cat_mask: np.ndarray    # categorical: per code, 1 if it goes left
+    rowcode: np.ndarray     # sparse: per row, its stored code of column k (-1 elsewhere)
+
+
+class Walk(NamedTuple):
+    """A fitted tree as ``apply_rows`` walks it, per node."""
+
+    feature: np.ndarray         # split column, LEAF at leaves
+    cut: np.ndarray             # x <= cut goes left (thresholds, or left ranks for codes)
+    is_categorical: np.ndarray  # bool: a categorical split
+    children_left: np.ndarray
+    children_right: np.ndarray
+    cat_start: np.ndarray       # its values going left: sorted cat_items[cat_start:cat_end]
+    cat_end: np.ndarray
+    cat_items: np.ndarray
+
+
+class RowValues(NamedTuple):
+    """The rows to route: x of feature k in row i is ``dense[k, i]`` (``feature_major``)
+    or ``dense[i, k]``, or, when ``dense`` is empty, its CSR entry (sorted indices),
+    ``absent[k]`` if none."""
+
+    dense: np.ndarray
+    feature_major: bool
+    indptr: np.ndarray
+    indices: np.ndarray
+    entries: np.ndarray
+    absent: np.ndarray
+    n_rows: int
+
+
+class Prefilter(NamedTuple):
+    """The exhaustive search's coarse histograms: inputs and a pool of slots."""
+
+    coarse: cs.CoarseBins
+    slot: np.ndarray        # candidate position of every column (``candidate_slots``)
+    pool: list              # NodeHistograms, one per slot
+    free: list              # the free slots
+    slot_of: np.ndarray     # per tree node: its histogram's slot, -1 if none
 
 
 @njit(cache=True)
@@ -45,13 +112,13 @@ def _class_weights(rows, w, y, out):
 
 
 @njit(cache=True)
-def _split_rows(seg, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, spare, w, y,
-                left_value, right_value):
-    """Stable partition of the rows ``seg``: those going left (code <= r, or, when
-    r < 0, code in ``cat_mask``) first; returns their count.  Sparse:
-    ``rowcode`` holds the codes of column k's stored entries (-1 elsewhere).
+def _split_rows(data, seg, cut, spare, w, y, left_value, right_value):
+    """Stable partition of the rows ``seg``: those going left by ``cut`` first (code <=
+    its left rank r, or, when r < 0, code in its ``cat_mask``); returns their count.
     With ``left_value`` non-empty, the class weights of both sides are summed
     into ``left_value`` and ``right_value`` (in the rows' order)."""
+    is_sparse, codes, zero_rank = data.is_sparse, data.codes, data.zero_rank
+    k, r, cat_mask, rowcode = cut.feature, cut.left_rank, cut.cat_mask, cut.rowcode
     values = left_value.shape[0] > 0
     n_left = 0
     n_right = 0
@@ -79,18 +146,20 @@ def _split_rows(seg, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, spare
 
 
 @njit(cache=True)
-def _build_histogram(coarse, feats, slot, rows, w, y, data, hist):
-    if data[0]:
-        cs.build_sparse(coarse, feats, slot, rows, w, y, data[7], data[8], hist)
+def _build_histogram(prefilter, data, task, rows, hist):
+    """The coarse histogram of ``rows`` (of ``task``'s candidates) in ``hist``."""
+    if data.is_sparse:
+        cs.build_sparse(prefilter.coarse, task.feats, prefilter.slot, rows, task.w, task.y,
+                        data.csr_indptr, data.csr_features, hist)
     else:
-        cs.build_dense(coarse, feats, rows, w, y, hist)
+        cs.build_dense(prefilter.coarse, task.feats, rows, task.w, task.y, hist)
 
 
 @njit(cache=True)
-def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, feats, crit,
-         bounds, min_leaf, coarse):
-    """Grow a tree of depth at most ``max_depth`` from the root's rows ``order``
-    (positive weights, decreasing weight order), one search per node.
+def grow(method, params, max_depth, data, work, values, task, coarse):
+    """Grow a tree of depth at most ``max_depth`` from the root's ``task`` (its rows
+    ``order``: positive weights, decreasing weight order; ``index_order``: sorted),
+    one search per node (``search.run`` by ``method`` with its ``params``).
 
     The exhaustive search is prefiltered by coarse histograms (``coarse``, the
     Dataset's ``coarse_bins``; ``search.run_exhaustive``): a split node's
@@ -101,16 +170,13 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
     A node is a leaf at ``max_depth``, when it holds fewer than two rows (or
     fewer than 2 ``min_leaf``: each child must keep ``min_leaf`` rows), when
     one class holds all its weight, or when the search finds no split.
-    Returns the tree's arrays: feature, threshold, left_rank, children_left,
-    children_right, value (class weights), n_node_samples, node_assessments,
-    the categorical splits' left codes (a node's codes are
-    cat_codes[cat_start[node]:cat_end[node]]; empty for other nodes), and the
-    leaf of every row of ``order`` (``leaf_of``, per row of X; -1 elsewhere).
+    Returns the tree as a ``Grown``.
     """
-    (is_sparse, codes, bin_offsets, zero_rank, csc_indptr, csc_rows, csc_codes, csr_indptr,
-     csr_features, csr_codes, categorical, csr_bins) = data
-    n = order.shape[0]
-    C = n_classes
+    is_sparse, bin_offsets, categorical = data.is_sparse, data.bin_offsets, data.categorical
+    csc_indptr, csc_rows, csc_codes = data.csc_indptr, data.csc_rows, data.csc_codes
+    w, y, feats, min_leaf = task.w, task.y, task.feats, task.min_leaf
+    n = task.order.shape[0]
+    C = task.n_classes
     cap = 2 * n - 1
     if max_depth < 30:
         cap = min(cap, 2 ** (max_depth + 1) - 1)
@@ -126,9 +192,9 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
     cat_end = np.zeros(cap, np.int64)
     cat_codes = np.empty(16, np.int64)
     n_cat_codes = 0
-    by_weight = order.copy()
-    n_rows = csr_indptr.shape[0] - 1 if is_sparse else codes.shape[1]
-    by_index = sorted_rows(order, n_rows)
+    by_weight = task.order.copy()
+    by_index = task.index_order.copy()
+    n_rows = data.csr_indptr.shape[0] - 1 if is_sparse else data.codes.shape[1]
     spare = np.empty(n, np.int64)
     rowcode = np.full(n_rows if is_sparse else 0, -1, np.int64)
     no_mask = np.zeros(0, np.uint8)
@@ -139,10 +205,10 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
     n_samples[0] = n
     prefiltered = method == EXHAUSTIVE
     n_slots = min(max_depth + 1, 8) if prefiltered else 0
-    pool = [cs.new_histogram(coarse, C) for _ in range(n_slots)]
-    free = list(range(n_slots))
-    slot_of = np.full(cap, -1, np.int64)  # each pending node's histogram, or -1
-    slot = candidate_slots(feats, bin_offsets.shape[0] - 1)
+    pre = Prefilter(coarse, candidate_slots(feats, bin_offsets.shape[0] - 1),
+                    [cs.new_histogram(coarse, C) for _ in range(n_slots)], list(range(n_slots)),
+                    np.full(cap, -1, np.int64))
+    free, slot_of = pre.free, pre.slot_of
     n_nodes = 1
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, 0, n, 0
     top = 1
@@ -161,33 +227,29 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
             continue
         seg_w = by_weight[start:end]
         seg_i = by_index[start:end]
+        here = Task(seg_w, seg_i, w, y, C, feats, task.crit, task.bounds, min_leaf)
         if prefiltered and not cs.pays(coarse, bin_offsets, feats, end - start):
             if slot_of[node] >= 0:  # nor will it below: the plain search from here down
                 free.append(slot_of[node])
                 slot_of[node] = -1
-            best, lr, rr, _, total, _, _, left_codes, _ = run(method, params, data, work, seg_w,
-                                                              seg_i, w, y, C, feats, crit, bounds,
-                                                              min_leaf)
+            found = run(method, params, data, work, here)
         elif prefiltered:
             ready = slot_of[node] >= 0
             if not ready and len(free) > 0:
                 slot_of[node] = free.pop()
-            hist = pool[slot_of[node]] if slot_of[node] >= 0 else cs.new_histogram(coarse, C)
-            best, lr, rr, _, total, _, _, left_codes, _ = run_exhaustive(
-                params, data, work, seg_w, seg_i, w, y, C, feats, crit, bounds, min_leaf, coarse,
-                hist, ready)
+            hist = pre.pool[slot_of[node]] if slot_of[node] >= 0 else cs.new_histogram(coarse, C)
+            found = run_exhaustive(params, data, work, here, coarse, hist, ready)
         else:
-            best, lr, rr, _, total, _, _, left_codes, _ = run(method, params, data, work, seg_w,
-                                                              seg_i, w, y, C, feats, crit, bounds,
-                                                              min_leaf)
-        assessments[node] = total
-        if best < 0:
+            found = run(method, params, data, work, here)
+        assessments[node] = found.assessments
+        if found.position < 0:
             if slot_of[node] >= 0:
                 free.append(slot_of[node])
             continue
-        k = feats[best]
+        k = feats[found.position]
         off = bin_offsets[k]
         n_bins = bin_offsets[k + 1] - off
+        left_codes = found.left_codes
         cat_mask = no_mask
         r = -1
         if categorical[k]:
@@ -203,7 +265,7 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
                 n_cat_codes += 1
             cat_end[node] = n_cat_codes
         else:
-            t, r = threshold_of(values, off, n_bins, lr, rr)
+            t, r = threshold_of(values, off, n_bins, found.left_rank, found.right_rank)
             threshold[node] = t
             left_rank[node] = r
         left, right = n_nodes, n_nodes + 1
@@ -211,17 +273,16 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
         if is_sparse:
             for e in range(csc_indptr[k], csc_indptr[k + 1]):
                 rowcode[csc_rows[e]] = csc_codes[e]
-        n_left = _split_rows(seg_w, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, spare, w, y,
-                             value[left], value[right])
+        cut = Cut(k, r, cat_mask, rowcode)
+        n_left = _split_rows(data, seg_w, cut, spare, w, y, value[left], value[right])
         if depth + 1 < max_depth:  # the children will be searched: they need both orders
-            _split_rows(seg_i, k, r, cat_mask, is_sparse, codes, zero_rank, rowcode, spare, w, y,
-                        no_values, no_values)
+            _split_rows(data, seg_i, cut, spare, w, y, no_values, no_values)
         if is_sparse:
             for e in range(csc_indptr[k], csc_indptr[k + 1]):
                 rowcode[csc_rows[e]] = -1
         if slot_of[node] >= 0:
-            _children_histograms(coarse, feats, slot, seg_i, n_left, w, y, data, pool, free,
-                                 slot_of, node, left, right, depth + 1 < max_depth, value[node])
+            _children_histograms(pre, data, task, seg_i, n_left, node, left, right,
+                                 depth + 1 < max_depth, value[node])
         feature[node] = k
         children_left[node] = left
         children_right[node] = right
@@ -235,17 +296,18 @@ def grow(method, params, max_depth, data, work, values, order, w, y, n_classes, 
         if feature[node] == LEAF:
             for p in range(segment[node, 0], segment[node, 1]):
                 leaf_of[by_weight[p]] = node
-    return (feature[:n_nodes], threshold[:n_nodes], left_rank[:n_nodes], children_left[:n_nodes],
-            children_right[:n_nodes], value[:n_nodes], n_samples[:n_nodes], assessments[:n_nodes],
-            cat_start[:n_nodes], cat_end[:n_nodes], cat_codes[:n_cat_codes], leaf_of)
+    return Grown(feature[:n_nodes], threshold[:n_nodes], left_rank[:n_nodes],
+                 children_left[:n_nodes], children_right[:n_nodes], value[:n_nodes],
+                 n_samples[:n_nodes], assessments[:n_nodes], cat_start[:n_nodes],
+                 cat_end[:n_nodes], cat_codes[:n_cat_codes], leaf_of)
 
 
 @njit(cache=True)
-def _children_histograms(coarse, feats, slot, seg_i, n_left, w, y, data, pool, free, slot_of,
-                         node, left, right, searched, node_value):
+def _children_histograms(pre, data, task, seg_i, n_left, node, left, right, searched, node_value):
     """Give a split node's children their histograms (the smaller's summed from its
     rows ``seg_i``, the larger's by subtraction in the node's slot), if they will be
     searched and a slot is free; else free the node's slot."""
+    free, slot_of = pre.free, pre.slot_of
     parent = slot_of[node]
     if not searched or len(free) == 0:
         free.append(parent)
@@ -253,11 +315,11 @@ def _children_histograms(coarse, feats, slot, seg_i, n_left, w, y, data, pool, f
     small = free.pop()
     left_smaller = 2 * n_left <= seg_i.shape[0]
     rows = seg_i[:n_left] if left_smaller else seg_i[n_left:]
-    _build_histogram(coarse, feats, slot, rows, w, y, data, pool[small])
+    _build_histogram(pre, data, task, rows, pre.pool[small])
     parent_weight = 0.0
     for c in range(node_value.shape[0]):
         parent_weight += node_value[c]
-    cs.subtract(coarse, feats, pool[parent], pool[small], parent_weight)
+    cs.subtract(pre.coarse, task.feats, pre.pool[parent], pre.pool[small], parent_weight)
     slot_of[left], slot_of[right] = (small, parent) if left_smaller else (parent, small)
 
 
@@ -276,17 +338,17 @@ def _among(items, start, end, x):
 
 
 @njit(cache=True)
-def apply_rows(feature, cut, is_categorical, children_left, children_right, cat_start, cat_end,
-               cat_items, dense, feature_major, indptr, indices, entries, absent, n_rows):
-    """Leaf id of every row, walking the tree from the root.
+def apply_rows(walk, rows):
+    """Leaf id of every row of ``rows`` (a ``RowValues``), walking the tree ``walk`` from
+    the root.
 
-    A row's value x of feature k is ``dense[k, i]`` (``feature_major``) or
-    ``dense[i, k]``, or, when ``dense`` is empty, its CSR entry (sorted
-    indices), ``absent[k]`` if none.  x <= cut[node] goes left; at a
-    categorical node, x among the sorted cat_items[cat_start:cat_end] goes
-    left.  Codes of the binned Dataset (cut: left ranks, absent: the zero's
-    rank) and raw values (cut: thresholds, absent: 0) both walk here.
+    x <= cut[node] goes left; at a categorical node, x among the sorted
+    cat_items[cat_start:cat_end] goes left.  Codes of the binned Dataset (cut:
+    left ranks, absent: the zero's rank) and raw values (cut: thresholds,
+    absent: 0) both walk here.
     """
+    feature, cut, is_categorical, children_left, children_right, cat_start, cat_end, cat_items = walk
+    dense, feature_major, indptr, indices, entries, absent, n_rows = rows
     has_dense = dense.shape[0] > 0
     out = np.empty(n_rows, np.int64)
     for i in range(n_rows):

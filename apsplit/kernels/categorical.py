@@ -73,15 +73,17 @@ def _sum_side(left, side, cats, off, hist):
 
 
 @njit(cache=True)
-def evaluate_categorical(full, crit, bounds, off, hist, present, n_present, seen_cls, unseen_cls,
-                         unseen, parent, left, right, cat_left, side, key, by_key):
-    """(lb, ub) of a categorical feature from its seen statistics (module docstring):
-    seen class totals ``seen_cls``, unseen class weights ``unseen_cls`` (total ``unseen``).
+def evaluate_categorical(col, rule, seen, full, left, right, cat_left, side, key, by_key):
+    """(lb, ub) of the categorical feature ``col`` (a ``stats.Column``) from its ``seen``
+    statistics (module docstring) under the node's ``rule``.
 
     When ``full``, the canonical best partition is written to ``cat_left``
     (1 for the present categories going left, 0 for the others).  ``side``,
     ``key`` and ``by_key`` are workspace of at least ``n_present`` entries.
     """
+    crit, bounds, parent = rule.crit, rule.bounds, rule.parent
+    hist, present, off, n_present = col.hist, col.present, col.off, col.n_present
+    seen_cls, unseen_cls, unseen = seen.cls, seen.unseen_cls, seen.unseen
     C = seen_cls.shape[0]
     cats = present[off:off + n_present]
     p = n_present

@@ -1,20 +1,27 @@
-"""Indexed binary min-heap over ids 0..F-1, on plain arrays.
+"""Indexed binary min-heap over ids 0..F-1, on plain arrays (a ``Heap``).
 
-A heap is (keys, heap, pos, size): ``keys[i]`` is id i's key, ``heap`` holds
-the ids in heap order, ``pos[i]`` is i's slot in ``heap`` (-1: absent) and
-``size`` is a one-element array.  Ties on key go to the smaller id.  Only
-``new_heap`` allocates, so the other functions run inside the search kernels,
-which are compiled without reference counting (see ``search``).
+Ties on key go to the smaller id.  Only ``new_heap`` allocates, so the other
+functions run inside the search kernels, which are compiled without
+reference counting (see ``search``).
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 
+class Heap(NamedTuple):
+    keys: np.ndarray  # keys[i]: id i's key
+    heap: np.ndarray  # the ids in heap order
+    pos: np.ndarray   # pos[i]: id i's slot in ``heap`` (-1: absent)
+    size: np.ndarray  # (1,) the ids held
+
+
 @njit(cache=True)
 def new_heap(n_ids):
-    return (np.zeros(n_ids), np.empty(n_ids, np.int64), np.full(n_ids, -1, np.int64),
-            np.zeros(1, np.int64))
+    return Heap(np.zeros(n_ids), np.empty(n_ids, np.int64), np.full(n_ids, -1, np.int64),
+                np.zeros(1, np.int64))
 
 
 @njit(cache=True, inline='always')
@@ -91,7 +98,7 @@ def remove(h, ident):
 @njit(cache=True)
 def top(h):
     """Id with the smallest key, or -1 when empty."""
-    return h[1][0] if h[3][0] > 0 else -1
+    return h.heap[0] if h.size[0] > 0 else -1
 
 
 @njit(cache=True)

@@ -31,26 +31,24 @@ def _present(hist_f, t):
 
 
 @njit(cache=True)
-def refined_best(k, data, work, coarse, refine, node_counts, index_order, w, y, totals, crit,
-                 bounds, min_leaf, out_left):
+def refined_best(data, work, task, coarse, refine, node_counts, k, totals, out_left):
     """(score, left rank, right rank) of dense feature k's best split among its coarse
     boundaries and the inner splits of its ``refine``-flagged bins (-1 ranks and
-    +inf if none; ``node_counts``: the node's examples per coarse bin); its left
-    class weights go to ``out_left``.  Leaves the
-    workspace ``work`` zeroed."""
-    codes, bin_offsets = data[1], data[2]
-    hist, mark, counts = work[0], work[1], work[6]
+    +inf if none; ``node_counts``: the node's examples per coarse bin), ``task``'s
+    node with class weights ``totals``; its left class weights go to ``out_left``.
+    Leaves the workspace ``work`` zeroed."""
+    bin_offsets, hist, counts = data.bin_offsets, work.hist, work.counts
+    crit, bounds, min_leaf = task.crit, task.bounds, task.min_leaf
     off = bin_offsets[k]
     n_bins = bin_offsets[k + 1] - off
     counting = min_leaf > 1
-    canonical_pass(k, False, 0, codes, off, index_order, w, y, data[4], data[5], data[6], work[5],
-                   hist, mark, work[2], counting, counts)  # not listed: no new-bin list
+    canonical_pass(data, work, task, k, 0, work.present)  # not listed: no new-bin list
     hist_f = hist[off:off + n_bins]
     counts_f = counts[off:off + n_bins]
     of_rank = coarse.of_rank[off:off + n_bins]
     refine_f = refine[coarse.offsets[k]:coarse.offsets[k + 1]]
     C = totals.shape[0]
-    n = index_order.shape[0]
+    n = task.index_order.shape[0]
     first, last = 0, n_bins - 1
     while first < n_bins and not _present(hist_f, first):
         first += 1

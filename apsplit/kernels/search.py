@@ -20,11 +20,16 @@ that they return the same split, not only the same score:
 Every method therefore returns the brute-force optimum, and the same split.
 Scores are in weight units inside the kernels (divide by the node weight).
 
-The per-batch loops (``advance``, ``crawl``, the adaptive searches) are compiled
-without numba's reference counting (``_nrt=False``): they allocate nothing
-(``setup`` does), and a call that passes the node's ~40 arrays would
-otherwise spend most of its time in atomic reference-count updates (measured
-with perf: 40% of adaptive's time on satimage).
+The search's state is three named records made by ``setup``
+(``kernels.state``): the ``Node`` (fixed: the data, the workspace, the task
+and the node's weight-order arrays), the per-feature ``State`` and the
+``Scratch``.  The per-batch loops (``advance``, ``crawl``, the adaptive
+searches, and the statistics kernels they call per batch, ``stats.assess``
+and ``stats.scan``) are compiled without numba's reference counting
+(``_nrt=False``): they allocate nothing (``setup`` does), and a call that
+passes the records' ~40 arrays would otherwise spend most of its time in
+atomic reference-count updates (measured with perf: 40% of adaptive's time on
+satimage).
 """
 
 import math
@@ -38,9 +43,10 @@ from .categorical import evaluate_categorical
 from .criteria import NO_UB, impurity
 from .refine import refined_best
 from .sort import bisect_left
-from .stats import (DENSE_RATIO, assess, assess_rows, canonical_pass, candidate_slots,
-                    clear_feature, collect_counts, distribute_new_bins, merge_new, node_arrays, release, scan,
-                    seen_value, sparse_buckets, zero_weights)
+from .state import Found, Node, Scratch, State, Task
+from .stats import (DENSE_RATIO, Column, Rule, Seen, Stream, assess, assess_rows, canonical_pass,
+                    candidate_slots, clear_feature, collect_counts, distribute_new_bins, merge_new,
+                    node_arrays, release, scan, seen_value, sparse_buckets, zero_weights)
 
 TOL = 1e-10
 ADAPTIVE_INITIAL_FRACTION = 0.1
@@ -59,21 +65,18 @@ METHODS = {"exhaustive": EXHAUSTIVE, "quick": QUICK, "adaptive": ADAPTIVE,
 
 
 @njit(cache=True)
-def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, bounds,
-          min_leaf):
-    """Everything a search needs for one node, as three tuples (node, state,
-    scratch; their layouts are listed in the comments below).
+def setup(method, data, work, task):
+    """Everything a search of ``task``'s node needs: its ``Node``, ``State`` and
+    ``Scratch`` (``kernels.state``).
 
     ``data`` is ``Dataset.kernel_data()``, ``work`` the arrays of a ``with
-    Dataset.workspace(C)`` block;
-    ``order`` holds the node's rows in weight order, ``index_order`` the same
-    rows sorted.  ``categorical[k]`` marks the categorical columns (dense
-    input only); their best partitions are written to ``cat_left`` (per bin,
-    allocated only when a candidate feature is categorical).  A feature is
-    *listed* (keeps a sorted list of its seen values) when it is categorical,
-    or, in the exhaustive search, has more than ``DENSE_RATIO`` bins per
-    example of the node, or, in the others, more than ``LIST_MIN_BINS`` bins
-    (until half of them are seen); the others scan all bins.
+    Dataset.workspace(C)`` block.  Categorical features (dense input only)
+    get their best partitions written to ``cat_left`` (per bin, allocated
+    only when a candidate feature is categorical).  A feature is *listed*
+    (keeps a sorted list of its seen values) when it is categorical, or, in
+    the exhaustive search, has more than ``DENSE_RATIO`` bins per example of
+    the node, or, in the others, more than ``LIST_MIN_BINS`` bins (until half
+    of them are seen); the others scan all bins.
 
     Sparse input: the exhaustive search assesses every feature on every
     example here, in one pass over the rows in index order; the others
@@ -84,13 +87,12 @@ def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, 
     child (scikit-learn's ``min_samples_leaf``); the examples per bin are
     then counted in ``counts`` (non-categorical features only).
     """
-    (is_sparse, codes, bin_offsets, zero_rank, csc_indptr, csc_rows, csc_codes, csr_indptr,
-     csr_features, csr_codes, categorical, csr_bins) = data
-    hist, mark, present, bucket_pos, bucket_code, in_node, counts = work
+    bin_offsets, categorical, feats = data.bin_offsets, data.categorical, task.feats
+    order = task.order
     n = order.shape[0]
     F = feats.shape[0]
-    C = n_classes
-    w_ord, y_ord, cumw, cumcls, totals = node_arrays(order, index_order, w, y, n_classes,
+    C = task.n_classes
+    w_ord, y_ord, cumw, cumcls, totals = node_arrays(order, task.index_order, task.w, task.y, C,
                                                      method != EXHAUSTIVE)
     listed = np.zeros(F, np.uint8)
     any_categorical = False
@@ -104,79 +106,73 @@ def setup(method, data, work, order, index_order, w, y, n_classes, feats, crit, 
             most_categories = max(most_categories, n_bins)
         elif n_bins > (DENSE_RATIO * n if method == EXHAUSTIVE else LIST_MIN_BINS):
             listed[f] = 1
-    state = (np.zeros(F, np.int64),            # 0 m: seen prefix length
-             np.zeros(F, np.int64),            # 1 n_present (listed features)
-             np.zeros(F),                      # 2 lb
-             np.full(F, math.inf),             # 3 ub
-             np.full((F, 2), -1, np.int64),    # 4 ranks of the best split
-             np.zeros(F, np.int64),            # 5 sparse: stored entries seen
-             np.full(F, -1, np.int64),         # 6 left rank of the split attaining lb
-             np.zeros((F, C)),                 # 7 its seen left class weights
-             np.zeros(F, np.uint8),            # 8 final: bounds exact, statistics zeroed
-             np.zeros(1, np.int64))            # 9 scans of a feature's values so far
-    bk_bounds = np.zeros((F, 2), np.int64)
-    if is_sparse:
+    buckets = np.zeros((F, 2), np.int64)
+    state = State(np.zeros(F, np.int64), np.zeros(F, np.int64), np.zeros(F), np.full(F, math.inf),
+                  np.full((F, 2), -1, np.int64), np.zeros(F, np.int64), np.full(F, -1, np.int64),
+                  np.zeros((F, C)), np.zeros(F, np.uint8), np.zeros(1, np.int64),
+                  np.zeros(F, np.int64), listed)
+    if data.is_sparse:
         slot = candidate_slots(feats, bin_offsets.shape[0] - 1)
         if method == EXHAUSTIVE:
             all_features = F == bin_offsets.shape[0] - 1
             for f in range(F):
                 all_features = all_features and feats[f] == f
-            n_new = assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr,
-                                csr_features, csr_codes, csr_bins, listed, counts, hist, mark,
-                                bucket_pos)
-            distribute_new_bins(bucket_pos, n_new, feats, bin_offsets, listed, present, state[1])
-            collect_counts(feats, bin_offsets, listed, present, state[1], counts, state[5],
-                           min_leaf > 1)
+            n_new = assess_rows(data, work, task, slot, all_features, listed)
+            distribute_new_bins(data, work, feats, state, n_new)
+            collect_counts(data, work, feats, state, task.min_leaf > 1)
             for f in range(F):
-                state[0][f] = n  # every feature's statistics are canonical
+                state.seen[f] = n  # every feature's statistics are canonical
         else:
-            bk_bounds = sparse_buckets(order, feats, slot, csc_indptr, csr_indptr, csr_features,
-                                       csr_codes, bucket_pos, bucket_code)
+            buckets = sparse_buckets(data, work, order, feats, slot)
             for p in range(n):
-                in_node[order[p]] = 1
-    cursor = bk_bounds[:, 0].copy()
-    parent = impurity(crit, totals)
+                work.in_node[order[p]] = 1
+    state.cursor[:] = buckets[:, 0]
     cat_left = np.zeros(bin_offsets[-1] if any_categorical else 0, np.uint8)
-    # scratch: 0 left 1 right 2 zero 3 unseen_cls 4 out_ranks 5 newbuf 6-8 categorical
-    # workspace (side, key, order) 9 candidates 10 heap by LB 11 heap by UB
-    scratch = (np.empty(C), np.empty(C), np.empty(C), np.empty(C),
-               np.empty(3, np.int64), np.empty(max(n, 1), np.int64),
-               np.zeros(most_categories, np.uint8), np.empty(most_categories),
-               np.empty(most_categories, np.int64), np.arange(F), hp.new_heap(F), hp.new_heap(F))
-    # node: 0 is_sparse 1 codes 2 bin_offsets 3 zero_rank 4 feats 5 crit 6 bounds 7 order
-    # 8 w_ord 9 y_ord 10 cumw 11 cumcls 12 totals 13 parent 14 bucket bounds 15 bucket_pos
-    # 16 bucket_code 17 cursor 18 hist 19 mark 20 present 21 categorical 22 cat_left 23 listed
-    # 24 index_order 25 w 26 y 27 csc_indptr 28 csc_rows 29 csc_codes 30 in_node
-    # 31 node weight (the canonical sum of totals) 32 counts 33 min_leaf
-    node_weight = 0.0
+    scratch = Scratch(np.empty(C), np.empty(C), np.empty(C), np.empty(C), np.empty(3, np.int64),
+                      np.empty(max(n, 1), np.int64), np.zeros(most_categories, np.uint8),
+                      np.empty(most_categories), np.empty(most_categories, np.int64),
+                      np.arange(F), hp.new_heap(F), hp.new_heap(F))
+    weight = 0.0
     for c in range(C):
-        node_weight += totals[c]
-    node = (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order,
-            w_ord, y_ord, cumw, cumcls, totals, parent, bk_bounds, bucket_pos, bucket_code, cursor,
-            hist, mark, present, categorical, cat_left, listed, index_order, w, y, csc_indptr,
-            csc_rows, csc_codes, in_node, node_weight, counts, min_leaf)
+        weight += totals[c]
+    node = Node(data, work, task, w_ord, y_ord, cumw, cumcls, totals,
+                impurity(task.crit, totals), weight, buckets, cat_left)
     return node, state, scratch
+
+
+@njit(cache=True, inline='always')
+def column(node, state, f):
+    """Feature f's ``stats.Column`` (its listed flag and present count as they are now)."""
+    k = node.task.feats[f]
+    off = node.data.bin_offsets[k]
+    work = node.work
+    return Column(f, k, off, node.data.bin_offsets[k + 1] - off, state.listed[f],
+                  state.n_present[f], node.data.zero_rank[k], node.task.min_leaf > 1, work.hist,
+                  work.mark, work.present, work.counts)
+
+
+@njit(cache=True, inline='always')
+def stream(node, state):
+    """The node's ``stats.Stream``."""
+    return Stream(node.task.order, node.w_ord, node.y_ord, node.cumcls, node.data.codes,
+                  node.data.is_sparse, node.buckets, node.work.bucket_pos, node.work.bucket_code,
+                  state.cursor, state.stored_seen)
 
 
 @njit(cache=True, _nrt=False)
 def advance(node, state, scratch, f, hi):
     """Assess feature f on the examples up to ``hi`` (exclusive) and re-bound it
     (up to n: ``finalize``; a final feature's bounds are exact: nothing to do)."""
-    if state[8][f]:
+    if state.final[f]:
         return
-    if hi >= node[7].shape[0]:
+    if hi >= node.task.order.shape[0]:
         finalize(node, state, scratch, f, 0)
         return
-    is_sparse, codes, bin_offsets, feats = node[0], node[1], node[2], node[4]
-    order, w_ord, y_ord = node[7], node[8], node[9]
-    bk_bounds, bk_pos, bk_code, cursor, hist, mark = node[14], node[15], node[16], node[17], node[18], node[19]
-    m = state[0]
-    k = feats[f]
+    m = state.seen
     n_new = 0
     if hi > m[f]:
-        n_new = assess(f, k, m[f], hi, is_sparse, node[23][f], codes, bin_offsets[k], w_ord, y_ord,
-                       order, bk_bounds, bk_pos, bk_code, cursor, state[5], hist, mark, scratch[5],
-                       0, node[3][k], node[11], -1, scratch[0], node[33] > 1, node[32])
+        n_new = assess(column(node, state, f), stream(node, state), m[f], hi, 0, scratch.new_bins,
+                       -1, scratch.left)
         m[f] = hi
     rebound(node, state, scratch, f, n_new)
 
@@ -186,10 +182,10 @@ def rebound(node, state, scratch, f, n_new):
     """Merge f's ``n_new`` newly seen values, then recompute its bounds after its
     seen prefix (``scan``, or ``evaluate_categorical``, which leaves f's best
     ranks at -1 and no split to follow)."""
-    order, cumw, cumcls = node[7], node[10], node[11]
-    m = state[0]
-    unseen_cls = scratch[3]
-    n = order.shape[0]
+    cumw, cumcls = node.cumw, node.cumcls
+    m = state.seen
+    unseen_cls = scratch.unseen_cls
+    n = node.task.order.shape[0]
     merge_listed(node, state, scratch, f, n_new)
     seen_cls = cumcls[m[f]]
     unseen = cumw[n] - cumw[m[f]]
@@ -200,16 +196,16 @@ def rebound(node, state, scratch, f, n_new):
 
 @njit(cache=True, inline='always')
 def merge_listed(node, state, scratch, f, n_new):
-    """Merge a listed feature's ``n_new`` new values (``scratch[5]``) into its present list;
-    once half of its bins are seen, a non-categorical feature scans all of them instead."""
-    bin_offsets, feats, mark, present, categorical, listed = node[2], node[4], node[19], node[20], node[21], node[23]
-    n_present = state[1]
+    """Merge a listed feature's ``n_new`` new values (``scratch.new_bins``) into its present
+    list; once half of its bins are seen, a non-categorical feature scans all of them instead."""
+    bin_offsets, mark, present = node.data.bin_offsets, node.work.mark, node.work.present
+    n_present, listed = state.n_present, state.listed
     if not listed[f]:
         return
-    k = feats[f]
+    k = node.task.feats[f]
     off = bin_offsets[k]
-    n_present[f] = merge_new(present, off, n_present[f], scratch[5], n_new)
-    if not categorical[k] and 2 * n_present[f] > bin_offsets[k + 1] - off:
+    n_present[f] = merge_new(present, off, n_present[f], scratch.new_bins, n_new)
+    if not node.data.categorical[k] and 2 * n_present[f] > bin_offsets[k + 1] - off:
         for j in range(n_present[f]):  # most bins seen: scan them all from now on
             mark[off + present[off + j]] = 0
         n_present[f] = 0
@@ -219,32 +215,29 @@ def merge_listed(node, state, scratch, f, n_new):
 @njit(cache=True, inline='always')
 def bound_feature(node, state, scratch, f, seen_cls, unseen, full):
     """(lb, ub), ranks and lb split of feature f from its statistics, seen class totals
-    ``seen_cls`` and unseen weight ``unseen`` (class weights in ``scratch[3]``)."""
-    (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
-     cumw, cumcls, totals, parent, bk_bounds, bk_pos, bk_code, cursor, hist, mark, present,
-     categorical, cat_left, listed) = node[:24]
-    m, n_present, lb, ub, ranks, nzcnt, lb_rank, lb_left = state[:8]
-    left, right, zero, unseen_cls, out_ranks = scratch[:5]
-    k = feats[f]
-    off = bin_offsets[k]
-    state[9][0] += 1
-    if categorical[k]:
-        lb[f], ub[f] = evaluate_categorical(full, crit, bounds, off, hist, present, n_present[f],
-                                            seen_cls, unseen_cls, unseen, parent, left, right,
-                                            cat_left, scratch[6], scratch[7], scratch[8])
+    ``seen_cls`` and unseen weight ``unseen`` (class weights in ``scratch.unseen_cls``)."""
+    col = column(node, state, f)
+    rule = Rule(node.task.crit, node.task.bounds, node.task.min_leaf, node.parent)
+    state.scans[0] += 1
+    if node.data.categorical[col.k]:
+        state.lb[f], state.ub[f] = evaluate_categorical(
+            col, rule, Seen(seen_cls, scratch.unseen_cls, unseen, state.seen[f], False,
+                            scratch.zero, 0),
+            full, scratch.left, scratch.right, node.cat_left, scratch.cat_side, scratch.cat_key,
+            scratch.cat_order)
         return
-    has_zero = is_sparse and zero_rank[k] >= 0 and m[f] - nzcnt[f] > 0
-    n_bins = bin_offsets[k + 1] - off
+    zeros = state.seen[f] - state.stored_seen[f]
+    has_zero = node.data.is_sparse and col.zero_rank >= 0 and zeros > 0
     if has_zero:
-        zero_weights(zero, listed[f], off, n_bins, zero_rank[k], hist, present, n_present[f],
-                     seen_cls)
-    lb[f], ub[f] = scan(listed[f], off, n_bins, present, n_present[f], zero_rank[k], has_zero, zero,
-                        hist, seen_cls, unseen_cls, unseen, full, crit, bounds, parent, left, right,
-                        out_ranks, lb_left[f], node[33], node[32], m[f],
-                        m[f] - nzcnt[f] if has_zero else 0)
-    ranks[f, 0] = out_ranks[0]
-    ranks[f, 1] = out_ranks[1]
-    lb_rank[f] = out_ranks[2]
+        zero_weights(col, seen_cls, scratch.zero)
+    seen = Seen(seen_cls, scratch.unseen_cls, unseen, state.seen[f], has_zero, scratch.zero,
+                zeros if has_zero else 0)
+    state.lb[f], state.ub[f] = scan(col, rule, seen, full, scratch.left, scratch.right,
+                                    scratch.out_ranks, state.lb_left[f])
+    out_ranks = scratch.out_ranks
+    state.ranks[f, 0] = out_ranks[0]
+    state.ranks[f, 1] = out_ranks[1]
+    state.lb_rank[f] = out_ranks[2]
 
 
 @njit(cache=True, _nrt=False)
@@ -254,36 +247,26 @@ def finalize(node, state, scratch, f, n_new):
     only after a canonical pass), compute
     its exact score and best split, and zero its statistics (non-categorical:
     its best split's left class weights are kept in ``lb_left``)."""
-    (is_sparse, codes, bin_offsets, zero_rank, feats, crit, bounds, order, w_ord, y_ord,
-     cumw, cumcls, totals, parent, bk_bounds, bk_pos, bk_code, cursor, hist, mark, present,
-     categorical, cat_left, listed, index_order, w, y, csc_indptr, csc_rows, csc_codes,
-     in_node) = node[:31]
-    m, n_present, nzcnt, final = state[0], state[1], state[5], state[8]
-    unseen_cls, newbuf = scratch[3], scratch[5]
-    counts, counting = node[32], node[33] > 1
-    k = feats[f]
-    off = bin_offsets[k]
-    n_bins = bin_offsets[k + 1] - off
+    m, n_present = state.seen, state.n_present
+    unseen_cls = scratch.unseen_cls
+    k = node.task.feats[f]
     merge_listed(node, state, scratch, f, n_new)
-    n = order.shape[0]
+    n = node.task.order.shape[0]
     if m[f] < n:
         if m[f] > 0:  # drop the batch-by-batch statistics (a listed feature keeps its marks)
-            clear_feature(listed[f], off, n_bins, present, n_present[f], hist, mark, counting,
-                          counts, True)
-        n_new, stored = canonical_pass(k, is_sparse, listed[f], codes, off, index_order, w, y,
-                                       csc_indptr, csc_rows, csc_codes, in_node, hist, mark, newbuf,
-                                       counting, counts)
-        if is_sparse:
-            nzcnt[f] = stored
+            clear_feature(node, state, f, True)
+        n_new, stored = canonical_pass(node.data, node.work, node.task, k, state.listed[f],
+                                       scratch.new_bins)
+        if node.data.is_sparse:
+            state.stored_seen[f] = stored
         m[f] = n
         merge_listed(node, state, scratch, f, n_new)
     for c in range(unseen_cls.shape[0]):
         unseen_cls[c] = 0.0
-    bound_feature(node, state, scratch, f, totals, 0.0, True)
-    final[f] = 1
-    if not categorical[k]:
-        clear_feature(listed[f], off, n_bins, present, n_present[f], hist, mark, counting, counts,
-                      False)
+    bound_feature(node, state, scratch, f, node.totals, 0.0, True)
+    state.final[f] = 1
+    if not node.data.categorical[k]:
+        clear_feature(node, state, f, False)
         n_present[f] = 0
 
 
@@ -306,19 +289,14 @@ def crawl(node, state, scratch, f, stop_above, min_step, min_examples):
     re-bounded after every batch.  A batch that would reach the last example
     makes the feature final instead (``finalize``).
     """
-    is_sparse, codes, bin_offsets, zero_rank, feats = node[0], node[1], node[2], node[3], node[4]
-    crit = node[5]
-    order, w_ord, y_ord, cumw, cumcls = node[7], node[8], node[9], node[10], node[11]
-    bk_bounds, bk_pos, bk_code, cursor, hist, mark = node[14], node[15], node[16], node[17], node[18], node[19]
-    m, nzcnt, lb_rank, lb_left = state[0], state[5], state[6], state[7]
-    right, newbuf = scratch[1], scratch[5]
-    n = order.shape[0]
-    k = feats[f]
-    followed = node[21][k] == 0
-    estimate = state[2][f]
+    crit, cumw, cumcls = node.task.crit, node.cumw, node.cumcls
+    m, lb_rank, lb_left = state.seen, state.lb_rank, state.lb_left
+    n = node.task.order.shape[0]
+    followed = node.data.categorical[node.task.feats[f]] == 0
+    estimate = state.lb[f]
     current = True  # f's bounds include every example it has seen
     n_new = 0
-    if state[8][f]:
+    if state.final[f]:
         return
     while True:
         if estimate > stop_above:
@@ -326,7 +304,7 @@ def crawl(node, state, scratch, f, stop_above, min_step, min_examples):
                 return
             rebound(node, state, scratch, f, n_new)
             n_new = 0
-            estimate = state[2][f]
+            estimate = state.lb[f]
             current = True
             continue
         gap = stop_above - estimate
@@ -336,9 +314,8 @@ def crawl(node, state, scratch, f, stop_above, min_step, min_examples):
             finalize(node, state, scratch, f, n_new)
             return
         track = lb_rank[f] if followed else -1
-        n_new = assess(f, k, lo, hi, is_sparse, node[23][f], codes, bin_offsets[k], w_ord, y_ord,
-                       order, bk_bounds, bk_pos, bk_code, cursor, nzcnt, hist, mark, newbuf, n_new,
-                       zero_rank[k], cumcls, track, lb_left[f], node[33] > 1, node[32])
+        n_new = assess(column(node, state, f), stream(node, state), lo, hi, n_new,
+                       scratch.new_bins, track, lb_left[f])
         m[f] = hi
         current = False
         if not followed:  # a categorical feature follows no split: re-bound it after every batch
@@ -346,7 +323,7 @@ def crawl(node, state, scratch, f, stop_above, min_step, min_examples):
         elif track < 0:  # the LB was the one-sided seen partition: its value is f(T_seen)
             estimate = impurity(crit, cumcls[hi])
         else:
-            estimate = seen_value(crit, lb_left[f], cumcls[hi], right)
+            estimate = seen_value(crit, lb_left[f], cumcls[hi], scratch.right)
 
 
 @njit(cache=True, inline='always')
@@ -359,7 +336,7 @@ def prefix_end(cumw, start, weight):
 @njit(cache=True, inline='always')
 def prunable(state, b, a, tie):
     """True when feature b provably cannot be the returned split, given a."""
-    return state[2][b] > state[3][a] + 2.0 * tie
+    return state.lb[b] > state.ub[a] + 2.0 * tie
 
 
 @njit(cache=True)
@@ -369,7 +346,7 @@ def choose(state, candidates, n_cand, tie):
     Among the fully assessed ``candidates``: the first listed whose score is
     within ``tie`` of the smallest (see the module docstring).
     """
-    m, lb, ranks = state[0], state[2], state[4]
+    m, lb, ranks = state.seen, state.lb, state.ranks
     smallest = math.inf
     for j in range(n_cand):
         smallest = min(smallest, lb[candidates[j]])
@@ -389,11 +366,11 @@ def choose(state, candidates, n_cand, tie):
 @njit(cache=True, _nrt=False)
 def exhaustive(node, state, scratch):
     """Assess every feature on every example (sparse: already done by ``setup``)."""
-    n = node[7].shape[0]
-    F = node[4].shape[0]
+    n = node.task.order.shape[0]
+    F = node.task.feats.shape[0]
     for f in range(F):
         advance(node, state, scratch, f, n)
-    return choose(state, scratch[9], F, TOL * node[31])
+    return choose(state, scratch.candidates, F, TOL * node.weight)
 
 
 @njit(cache=True)
@@ -406,12 +383,12 @@ def quick(node, state, scratch, initial_fraction, n_batches):
     ``n_batches`` equal-weight batches until it is pruned (LB above E*, see the
     module's rules) or fully assessed (then it may become the best).
     """
-    cumw = node[10]
+    cumw = node.cumw
     n = cumw.shape[0] - 1
-    F = node[4].shape[0]
-    lb = state[2]
-    m = state[0]
-    tie = TOL * node[31]
+    F = node.task.feats.shape[0]
+    lb = state.lb
+    m = state.seen
+    tie = TOL * node.weight
     m0 = prefix_end(cumw, 0, initial_fraction * cumw[n])
     for f in range(F):
         advance(node, state, scratch, f, m0)
@@ -422,7 +399,7 @@ def quick(node, state, scratch, initial_fraction, n_batches):
         bounds_at[j] = prefix_end(cumw, 0, cumw[m0] + rest * (j + 1) / n_batches) if j < n_batches - 1 else n
     best = rank_by_partial[0]
     advance(node, state, scratch, best, n)
-    candidates = scratch[9]
+    candidates = scratch.candidates
     candidates[0] = best
     n_cand = 1
     for t in range(1, F):
@@ -498,16 +475,16 @@ def adaptive(node, state, scratch, min_step, min_step_examples, first_column):
     column keeps the result exact; the optimum's column makes the search
     assess about the weight-order bound with a few scans per feature.
     """
-    cumw = node[10]
+    cumw = node.cumw
     n = cumw.shape[0] - 1
-    F = node[4].shape[0]
-    m, lb = state[0], state[2]
-    candidates, by_lb = scratch[9], scratch[10]
-    tie = TOL * node[31]
+    F = node.task.feats.shape[0]
+    m, lb = state.seen, state.lb
+    candidates, by_lb = scratch.candidates, scratch.by_lb
+    tie = TOL * node.weight
     if min_step < 0:
         min_step = ADAPTIVE_MIN_STEP
     if min_step_examples < 0:
-        min_step_examples = examples_floor(node[8], n)
+        min_step_examples = examples_floor(node.w_ord, n)
     m0 = prefix_end(cumw, 0, ADAPTIVE_INITIAL_FRACTION * cumw[n])
     for f in range(F):
         advance(node, state, scratch, f, m0)
@@ -515,7 +492,7 @@ def adaptive(node, state, scratch, min_step, min_step_examples, first_column):
     n_cand = 0
     best = math.inf
     for f in range(F):
-        if node[4][f] == first_column:
+        if node.task.feats[f] == first_column:
             advance(node, state, scratch, f, n)
             hp.remove(by_lb, f)
             if lb[f] < math.inf:
@@ -556,12 +533,12 @@ def adaptive_paper(node, state, scratch):
     and kept as a candidate.  The loop ends when a is the only live feature; a is
     then assessed fully.
     """
-    cumw = node[10]
+    cumw = node.cumw
     n = cumw.shape[0] - 1
-    F = node[4].shape[0]
-    m, lb, ub = state[0], state[2], state[3]
-    candidates, by_lb, by_ub = scratch[9], scratch[10], scratch[11]
-    tie = TOL * node[31]
+    F = node.task.feats.shape[0]
+    m, lb, ub = state.seen, state.lb, state.ub
+    candidates, by_lb, by_ub = scratch.candidates, scratch.by_lb, scratch.by_ub
+    tie = TOL * node.weight
     m0 = prefix_end(cumw, 0, ADAPTIVE_INITIAL_FRACTION * cumw[n])
     for f in range(F):
         advance(node, state, scratch, f, m0)
@@ -609,18 +586,17 @@ def child_weights(node, state, f):
     """Class weights (left, right) of feature f's best split, f fully assessed, and
     the codes going left if f is categorical (its best partition in ``cat_left``;
     else an empty array)."""
-    bin_offsets, feats, totals = node[2], node[4], node[12]
-    hist, present, categorical, cat_left = node[18], node[20], node[21], node[22]
-    k = feats[f]
-    off = bin_offsets[k]
+    hist, present, totals, cat_left = node.work.hist, node.work.present, node.totals, node.cat_left
+    k = node.task.feats[f]
+    off = node.data.bin_offsets[k]
     C = totals.shape[0]
     out = np.zeros((2, C))
-    if not categorical[k]:
+    if not node.data.categorical[k]:
         for c in range(C):
-            out[0, c] = state[7][f, c]
-            out[1, c] = max(totals[c] - state[7][f, c], 0.0)
+            out[0, c] = state.lb_left[f, c]
+            out[1, c] = max(totals[c] - state.lb_left[f, c], 0.0)
         return out, np.empty(0, np.int64)
-    n_present = state[1][f]
+    n_present = state.n_present[f]
     left_codes = np.empty(n_present, np.int64)
     n_left = 0
     for j in range(n_present):
@@ -636,45 +612,45 @@ def child_weights(node, state, f):
 
 @njit(cache=True)
 def search(node, state, scratch, method, params):
-    """(position in feats or -1, left rank, right rank, score, assessments) of one node.
-
-    ``params`` are the method's: quick (initial_fraction, n_batches), adaptive
-    (min_step, min_step_examples, first column or -1); the others take none.
-    """
+    """(position in feats or -1, left rank, right rank, score, assessments) of one node,
+    by ``method`` with its ``params`` (a ``state.Params``)."""
     if method == EXHAUSTIVE:
         return exhaustive(node, state, scratch)
     if method == QUICK:
-        return quick(node, state, scratch, params[0], int(params[1]))
+        return quick(node, state, scratch, params.initial_fraction, params.n_batches)
     if method == ADAPTIVE:
-        return adaptive(node, state, scratch, params[0], params[1], int(params[2]))
+        return adaptive(node, state, scratch, params.min_step, params.min_step_examples,
+                        params.first_column)
     return adaptive_paper(node, state, scratch)
 
 
 @njit(cache=True)
-def run(method, params, data, work, order, index_order, w, y, n_classes, feats, crit, bounds,
-        min_leaf):
+def _task_with(task, feats, bounds):
+    """``task`` on the candidate columns ``feats`` with the bounds ``bounds``."""
+    return Task(task.order, task.index_order, task.w, task.y, task.n_classes, feats, task.crit,
+                bounds, task.min_leaf)
+
+
+@njit(cache=True)
+def run(method, params, data, work, task):
     """One node, one call: set up, search, read the winner, leave the workspace zeroed.
 
-    Returns (position in feats or -1, left rank, right rank, score in weight
-    units, assessments, child class weights (2, C), node weight, codes going
-    left (a categorical winner; else empty), scans of a feature's values).
-    The adaptive search uses only lower bounds, so its scans skip the upper
-    ones (``NO_UB``).
+    Returns its ``state.Found``.  The adaptive search uses only lower bounds,
+    so its scans skip the upper ones (``NO_UB``).
     """
-    node, state, scratch = setup(method, data, work, order, index_order, w, y, n_classes, feats,
-                                 crit, NO_UB if method == ADAPTIVE else bounds, min_leaf)
+    node, state, scratch = setup(method, data, work, _task_with(
+        task, task.feats, NO_UB if method == ADAPTIVE else task.bounds))
     best, lr, rr, score, total = search(node, state, scratch, method, params)
-    children = np.zeros((2, n_classes))
+    children = np.zeros((2, task.n_classes))
     left_codes = np.zeros(0, np.int64)
     if best >= 0:
         children, left_codes = child_weights(node, state, best)
     teardown(node, state)
-    return best, lr, rr, score, total, children, node[31], left_codes, state[9][0]
+    return Found(best, lr, rr, score, total, children, node.weight, left_codes, state.scans[0])
 
 
 @njit(cache=True)
-def run_exhaustive(params, data, work, order, index_order, w, y, n_classes, feats, crit, bounds,
-                   min_leaf, coarse, hist, hist_ready):
+def run_exhaustive(params, data, work, task, coarse, hist, hist_ready):
     """``run`` of the exhaustive search, prefiltered by the node's coarse histogram
     ``hist`` (built here unless ``hist_ready``; without it, the plain search where
     ``coarse.pays`` says it does not pay): the same split and score, computed
@@ -682,16 +658,16 @@ def run_exhaustive(params, data, work, order, index_order, w, y, n_classes, feat
     ``refine.refined_best``, only where they can win).  Every feature is still
     assessed on every example (its coarse bin) and scanned once (its coarse bins);
     the survivors' exact values are scanned once more."""
-    is_sparse, categorical = data[0], data[10]
+    is_sparse, categorical = data.is_sparse, data.categorical
+    index_order, w, y, n_classes, feats = task.index_order, task.w, task.y, task.n_classes, task.feats
     n = index_order.shape[0]
     F = feats.shape[0]
-    if not hist_ready and not cs.pays(coarse, data[2], feats, n):
-        return run(EXHAUSTIVE, params, data, work, order, index_order, w, y, n_classes, feats,
-                   crit, bounds, min_leaf)
+    if not hist_ready and not cs.pays(coarse, data.bin_offsets, feats, n):
+        return run(EXHAUSTIVE, params, data, work, task)
     if not hist_ready:
         if is_sparse:
             cs.build_sparse(coarse, feats, candidate_slots(feats, coarse.offsets.shape[0] - 1),
-                            index_order, w, y, data[7], data[8], hist)
+                            index_order, w, y, data.csr_indptr, data.csr_features, hist)
         else:
             cs.build_dense(coarse, feats, index_order, w, y, hist)
     totals = np.zeros(n_classes)
@@ -701,25 +677,22 @@ def run_exhaustive(params, data, work, order, index_order, w, y, n_classes, feat
     for c in range(n_classes):
         node_weight += totals[c]
     refine = np.zeros(coarse.offsets[-1], np.uint8)
-    keep = cs.survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf,
+    keep = cs.survivors(coarse, feats, categorical, hist, totals, n, task.crit, task.min_leaf,
                         TOL * node_weight, refine)
     any_categorical = False
     for j in range(keep.shape[0]):
         any_categorical = any_categorical or categorical[feats[keep[j]]] != 0
     if is_sparse or any_categorical:
-        best, lr, rr, score, _, children, weight, left_codes, scans = run(
-            EXHAUSTIVE, params, data, work, order, index_order, w, y, n_classes, feats[keep],
-            crit, bounds, min_leaf)
-        if best >= 0:
-            best = keep[best]
-        return best, lr, rr, score, n * F, children, weight, left_codes, F + scans
+        found = run(EXHAUSTIVE, params, data, work, _task_with(task, feats[keep], task.bounds))
+        best = keep[found.position] if found.position >= 0 else found.position
+        return Found(best, found.left_rank, found.right_rank, found.score, n * F, found.children,
+                     found.node_weight, found.left_codes, F + found.scans)
     scores = np.full(keep.shape[0], math.inf)
     ranks = np.full((keep.shape[0], 2), -1, np.int64)
     lefts = np.zeros((keep.shape[0], n_classes))
     for j in range(keep.shape[0]):
         scores[j], ranks[j, 0], ranks[j, 1] = refined_best(
-            feats[keep[j]], data, work, coarse, refine, hist.counts, index_order, w, y, totals,
-            crit, bounds, min_leaf, lefts[j])
+            data, work, task, coarse, refine, hist.counts, feats[keep[j]], totals, lefts[j])
     smallest = math.inf
     for j in range(keep.shape[0]):
         smallest = min(smallest, scores[j])
@@ -729,19 +702,18 @@ def run_exhaustive(params, data, work, order, index_order, w, y, n_classes, feat
             for c in range(n_classes):
                 children[0, c] = lefts[j, c]
                 children[1, c] = max(totals[c] - lefts[j, c], 0.0)
-            return (keep[j], ranks[j, 0], ranks[j, 1], scores[j], n * F, children, node_weight,
-                    np.zeros(0, np.int64), F + keep.shape[0])
-    return -1, -1, -1, math.inf, n * F, children, node_weight, np.zeros(0, np.int64), \
-        F + keep.shape[0]
+            return Found(keep[j], ranks[j, 0], ranks[j, 1], scores[j], n * F, children,
+                         node_weight, np.zeros(0, np.int64), F + keep.shape[0])
+    return Found(-1, -1, -1, math.inf, n * F, children, node_weight, np.zeros(0, np.int64),
+                 F + keep.shape[0])
 
 
 @njit(cache=True)
 def teardown(node, state):
     """Leave the workspace zeroed: the statistics ``finalize`` left set (every feature's
     but the final numeric ones'), and the sparse rows' ``in_node`` flags."""
-    release(node[4], node[2], node[21], node[23], state[8], node[20], state[1], node[18], node[19],
-            node[33] > 1, node[32])
-    if node[0]:
-        in_node, order = node[30], node[7]
+    release(node, state)
+    if node.data.is_sparse:
+        in_node, order = node.work.in_node, node.task.order
         for p in range(order.shape[0]):
             in_node[order[p]] = 0

@@ -20,14 +20,21 @@ listed  a sorted list of the bins seen so far (``present``, ``mark``): new
         seen): for many-valued features in small nodes, and categorical ones
 
 Sparse features never store the implicit zero: its class weights are the
-seen class totals minus the stored entries' (``nzcnt`` counts the stored
+seen class totals minus the stored entries' (``stored_seen`` counts the stored
 entries seen, so an absent zero contributes exactly nothing).
 
-All arrays are plain numpy arrays; ``hist``, ``mark`` and ``present`` are
-the Dataset's workspace, which every search leaves zeroed again.
+The statistics live in the Dataset's ``Workspace`` (``hist``, ``mark``,
+``present``, ``counts``), which every search leaves zeroed again.  The
+kernels a search calls per batch (``assess``, ``zero_weights``, ``scan``) take
+small records of the arrays they read (``Column``, ``Stream``, ``Seen``,
+``Rule``), which the search builds per call: an ordinary kernel updates the
+reference count of every array it is passed, and passing the search's whole
+records (some 60 arrays) made quick and adaptive 1.2x slower; compiled
+without reference counting instead, these loops ran 1.3-2x slower.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -37,6 +44,60 @@ from .sort import bisect_left, bisect_right, heapsort
 
 NO_KEYS = np.empty(0)
 DENSE_RATIO = 4  # a feature with at most DENSE_RATIO * n bins scans them all
+
+
+class Column(NamedTuple):
+    """Candidate feature f's statistics, as the per-batch kernels see them."""
+
+    f: int               # its position among the candidates
+    k: int               # its column
+    off: int             # its first bin
+    n_bins: int
+    listed: int          # it keeps a sorted list of its seen values (``present``)
+    n_present: int       # ... their count
+    zero_rank: int       # sparse: the rank of its implicit zero, -1 if none
+    counting: bool       # count the examples per bin (a minimum leaf size)
+    hist: np.ndarray     # the workspace's arrays
+    mark: np.ndarray
+    present: np.ndarray
+    counts: np.ndarray
+
+
+class Stream(NamedTuple):
+    """The node's examples in weight order, as ``assess`` adds them."""
+
+    order: np.ndarray        # the rows
+    w_ord: np.ndarray        # their weights
+    y_ord: np.ndarray        # their labels
+    cumcls: np.ndarray       # (n + 1, C) prefix sums of the class weights
+    codes: np.ndarray        # dense: the Dataset's codes
+    is_sparse: bool
+    buckets: np.ndarray      # sparse: (F, 2) feature f's entries in bucket_pos/code
+    bucket_pos: np.ndarray   # ... their weight-order positions
+    bucket_code: np.ndarray  # ... their ranks
+    cursor: np.ndarray       # ... each feature's next entry
+    stored_seen: np.ndarray  # ... each feature's stored entries seen
+
+
+class Seen(NamedTuple):
+    """What a feature has seen, as ``scan`` bounds it."""
+
+    cls: np.ndarray         # (C) its seen class totals
+    unseen_cls: np.ndarray  # (C) the class weights it has not seen
+    unseen: float           # ... their total
+    count: int              # its seen examples
+    has_zero: bool          # sparse: it has seen its implicit zero
+    zero: np.ndarray        # ... whose class weights (``zero_weights``)
+    zero_count: int         # ... and examples these are
+
+
+class Rule(NamedTuple):
+    """The node's split rule."""
+
+    crit: int        # ``criteria.CRITERIA`` code
+    bounds: int      # ``criteria.BOUNDS`` code, or ``criteria.NO_UB``
+    min_leaf: int    # examples each child must keep
+    parent: float    # the node's impurity: no split's bound exceeds it
 
 
 @njit(cache=True)
@@ -75,14 +136,16 @@ def candidate_slots(feats, n_features):
 
 
 @njit(cache=True)
-def sparse_buckets(order, feats, slot, csc_indptr, csr_indptr, csr_features, csr_codes,
-                   bucket_pos, bucket_code):
+def sparse_buckets(data, work, order, feats, slot):
     """Stored entries of the node's rows, per candidate feature, in weight order.
 
     One pass over the node's rows.  Feature f's entries land in the Dataset's
     bucket workspace at [bounds[f, 0], bounds[f, 1]) (inside the slots of its
     CSC column), with the example's position in the weight order and its code.
     """
+    csc_indptr, csr_indptr, csr_features, csr_codes = (data.csc_indptr, data.csr_indptr,
+                                                       data.csr_features, data.csr_codes)
+    bucket_pos, bucket_code = work.bucket_pos, work.bucket_code
     F = feats.shape[0]
     bounds = np.empty((F, 2), np.int64)
     for f in range(F):
@@ -116,8 +179,7 @@ def sorted_rows(order, n_rows):
 
 
 @njit(cache=True)
-def assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr, csr_features,
-                csr_codes, csr_bins, listed, counts, hist, mark, newbins):
+def assess_rows(data, work, task, slot, all_features, listed):
     """Assess every candidate feature on every example in one pass over the rows in
     index order (sparse): the canonical statistics of every feature.
 
@@ -125,8 +187,12 @@ def assess_rows(index_order, w, y, slot, all_features, bin_offsets, csr_indptr, 
     then, without listed features, each entry is one load of its global bin
     (``csr_bins``).  ``counts`` (per bin) counts the stored entries (per-feature
     counters cost three times more here).  The bins first seen by a listed feature are
-    collected in ``newbins``; returns their count.
+    collected in the workspace's ``bucket_pos``; returns their count.
     """
+    index_order, w, y = task.index_order, task.w, task.y
+    bin_offsets, csr_indptr, csr_features, csr_codes, csr_bins = (
+        data.bin_offsets, data.csr_indptr, data.csr_features, data.csr_codes, data.csr_bins)
+    hist, mark, counts, newbins = work.hist, work.mark, work.counts, work.bucket_pos
     n_new = 0
     any_listed = False
     for f in range(listed.shape[0]):
@@ -178,20 +244,23 @@ def _add_example(r, c, wi, hist_f, mark_f, counts_f, newbuf, n_new, listed, coun
 
 
 @njit(cache=True)
-def canonical_pass(k, is_sparse, listed, codes, off, index_order, w, y, csc_indptr, csc_rows,
-                   csc_codes, in_node, hist, mark, newbuf, counting, counts):
+def canonical_pass(data, work, task, k, listed, newbuf):
     """Add every example of the node to feature k's (zeroed) statistics, in index
     order: the canonical statistics.  Dense: one pass over the node's rows;
     sparse: one pass over column k, keeping the rows flagged ``in_node``.  A
     listed feature's bins not marked yet are marked and appended to
-    ``newbuf``; with ``counting``, ``counts`` counts the examples per bin.
+    ``newbuf``; with a minimum leaf size, ``counts`` counts the examples per bin.
     Returns (the new bins' count, stored entries added)."""
+    index_order, w, y, counting = task.index_order, task.w, task.y, task.min_leaf > 1
+    csc_indptr, csc_rows, csc_codes, in_node = (data.csc_indptr, data.csc_rows, data.csc_codes,
+                                                work.in_node)
+    off = data.bin_offsets[k]
     n_new = 0
     stored = 0
-    hist_f = hist[off:]
-    mark_f = mark[off:]
-    counts_f = counts[off:]
-    if is_sparse:
+    hist_f = work.hist[off:]
+    mark_f = work.mark[off:]
+    counts_f = work.counts[off:]
+    if data.is_sparse:
         rows = csc_rows[csc_indptr[k]:csc_indptr[k + 1]]
         col_codes = csc_codes[csc_indptr[k]:csc_indptr[k + 1]]
         for e in range(rows.shape[0]):
@@ -201,7 +270,7 @@ def canonical_pass(k, is_sparse, listed, codes, off, index_order, w, y, csc_indp
                                      newbuf, n_new, listed, counting)
                 stored += 1
         return n_new, stored
-    row = codes[k]
+    row = data.codes[k]
     if listed or counting:
         for p in range(index_order.shape[0]):
             i = index_order[p]
@@ -215,8 +284,11 @@ def canonical_pass(k, is_sparse, listed, codes, off, index_order, w, y, csc_indp
 
 
 @njit(cache=True)
-def collect_counts(feats, bin_offsets, listed, present, n_present, counts, nzcnt, keep):
-    """Stored entries per feature from the per-bin ``counts`` (zeroed unless ``keep``)."""
+def collect_counts(data, work, feats, state, keep):
+    """Stored entries per feature (``state.stored_seen``) from the per-bin ``counts``
+    (zeroed unless ``keep``)."""
+    bin_offsets, present, counts = data.bin_offsets, work.present, work.counts
+    listed, n_present, stored = state.listed, state.n_present, state.stored_seen
     for f in range(feats.shape[0]):
         off = bin_offsets[feats[f]]
         items = n_present[f] if listed[f] else bin_offsets[feats[f] + 1] - off
@@ -226,13 +298,16 @@ def collect_counts(feats, bin_offsets, listed, present, n_present, counts, nzcnt
             total += counts[b]
             if not keep:
                 counts[b] = 0
-        nzcnt[f] = total
+        stored[f] = total
 
 
 @njit(cache=True)
-def distribute_new_bins(newbins, n_new, feats, bin_offsets, listed, present, n_present):
-    """Present lists of the listed features from the global bins first seen by a pass."""
-    bins = newbins[:n_new]
+def distribute_new_bins(data, work, feats, state, n_new):
+    """Present lists of the listed features from the ``n_new`` global bins first seen by a
+    pass (``assess_rows``)."""
+    bin_offsets, present = data.bin_offsets, work.present
+    listed, n_present = state.listed, state.n_present
+    bins = work.bucket_pos[:n_new]
     heapsort(NO_KEYS, bins)
     for f in range(feats.shape[0]):
         if not listed[f]:
@@ -279,30 +354,31 @@ def merge_new(present, off, n_old, newbuf, n_new):
 
 
 @njit(cache=True)
-def assess(f, k, lo, hi, is_sparse, listed, codes, off, w_ord, y_ord, order, bk_bounds, bk_pos,
-           bk_code, cursor, nzcnt, hist, mark, newbuf, n_new, zero_rank, cumcls, track_rank,
-           track_left, counting, counts):
-    """Add examples [lo, hi) of the weight order to feature f (column k).
+def assess(col, ex, lo, hi, n_new, newbuf, track_rank, track_left):
+    """Add examples [lo, hi) of the weight order ``ex`` to the feature ``col``.
 
     A listed feature's values seen for the first time are appended to
     ``newbuf`` after its first ``n_new`` entries; returns the new count
     (``merge_new`` sorts them in).  With ``track_rank >= 0``, the class
     weights of the examples with code <= ``track_rank`` (the left child of a
-    followed split) are added to ``track_left``.  With ``counting`` (a minimum
-    leaf size), ``counts`` counts the examples per bin.  Sparse: a batch's
-    zeros are its class totals minus its stored entries'.
+    followed split) are added to ``track_left``.  With a minimum leaf size,
+    ``counts`` counts the examples per bin.  Sparse: a batch's zeros are its
+    class totals minus its stored entries'.
     """
+    f, off, listed, counting = col.f, col.off, col.listed, col.counting
+    w_ord, y_ord, cumcls = ex.w_ord, ex.y_ord, ex.cumcls
     tracking = track_rank >= 0
-    hist_f = hist[off:]  # views indexed from 0: numba's negative-index checks then fold away
-    mark_f = mark[off:]
-    counts_f = counts[off:]
-    if is_sparse:
-        zeros_left = tracking and 0 <= zero_rank <= track_rank
+    hist_f = col.hist[off:]  # views indexed from 0: numba's negative-index checks then fold away
+    mark_f = col.mark[off:]
+    counts_f = col.counts[off:]
+    if ex.is_sparse:
+        cursor, bk_pos, bk_code = ex.cursor, ex.bucket_pos, ex.bucket_code
+        zeros_left = tracking and 0 <= col.zero_rank <= track_rank
         if zeros_left:  # count the whole batch as zeros, then correct for stored entries
             for c in range(track_left.shape[0]):
                 track_left[c] += cumcls[hi, c] - cumcls[lo, c]
         e = cursor[f]
-        end = bk_bounds[f, 1]
+        end = ex.buckets[f, 1]
         while e < end and bk_pos[e] < hi:
             p = bk_pos[e]
             c = y_ord[p]
@@ -312,11 +388,11 @@ def assess(f, k, lo, hi, is_sparse, listed, codes, off, w_ord, y_ord, order, bk_
             if tracking and (r <= track_rank) != zeros_left:
                 track_left[c] += -w_ord[p] if zeros_left else w_ord[p]
             e += 1
-        nzcnt[f] += e - cursor[f]
+        ex.stored_seen[f] += e - cursor[f]
         cursor[f] = e
         return n_new
-    row = codes[k]
-    rows = order[lo:hi]
+    row = ex.codes[col.k]
+    rows = ex.order[lo:hi]
     ys = y_ord[lo:hi]
     ws = w_ord[lo:hi]
     if listed or tracking or counting:
@@ -334,10 +410,12 @@ def assess(f, k, lo, hi, is_sparse, listed, codes, off, w_ord, y_ord, order, bk_
 
 
 @njit(cache=True)
-def zero_weights(zero, listed, off, n_bins, zero_rank, hist, present, n_present, seen_cls):
-    """Class weights of the implicit zero of a sparse feature that has seen one:
-    the seen class totals minus the stored entries'.  (Not inlined: inlined
+def zero_weights(col, seen_cls, zero):
+    """Class weights (into ``zero``) of the implicit zero of a sparse feature that has
+    seen one: the seen class totals minus the stored entries'.  (Not inlined: inlined
     into ``rebound`` it slowed every dense scan by half.)"""
+    listed, off, n_bins, zero_rank = col.listed, col.off, col.n_bins, col.zero_rank
+    hist, present, n_present = col.hist, col.present, col.n_present
     C = zero.shape[0]
     for c in range(C):
         zero[c] = 0.0
@@ -363,15 +441,15 @@ def _present(rank, off, hist, has_zero, zero_rank):
 
 
 @njit(cache=True)
-def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, hist, seen_cls,
-         unseen_cls, unseen, full, crit, bounds, parent, left, right, out_ranks, lb_left,
-         min_leaf, counts, seen_count, zero_count):
-    """Bounds on a feature's best score (weight units) from its seen statistics.
+def scan(col, rule, seen, full, left, right, out_ranks, lb_left):
+    """Bounds on the feature ``col``'s best score (weight units) from its ``seen``
+    statistics, under the node's ``rule``.
 
     One pass over the feature's bins in value order, from its first present
-    bin to its last (listed: its present list; the sparse zero, class
-    weights ``zero``, at its rank): after adding bin b to the left class
-    weights L, the split "values <= b go left" is evaluated, R = T_seen - L.
+    bin to its last (listed: its present list; the sparse zero, if
+    ``seen.has_zero``, class weights ``seen.zero``, at its rank): after adding
+    bin b to the left class weights L (in ``left``), the split "values <= b go
+    left" is evaluated, R = T_seen - L (in ``right``).
     An empty bin repeats the split of the present bin before it, and ties
     keep the first, so the best split's left rank is a present bin.
     Returns (lb, ub); writes into ``out_ranks`` the ranks (left value, right
@@ -389,12 +467,18 @@ def scan(listed, off, n_bins, present, n_present, zero_rank, has_zero, zero, his
         When ``full``, lb == ub == the exact score.
 
     A minimum leaf size ``min_leaf`` > 1 (examples per child, ``counts`` per
-    bin, ``seen_count`` in all, ``zero_count`` at the sparse zero) admits, when
+    bin, ``seen.count`` in all, ``seen.zero_count`` at the sparse zero) admits, when
     ``full``, only the splits whose children both hold at least ``min_leaf``
     examples, and the ub only from splits whose seen children already do (they
     stay admissible); the lb still ranges over every split, a superset, so it
     stays a lower bound on the best admissible one.
     """
+    listed, off, n_bins, n_present, zero_rank = (col.listed, col.off, col.n_bins, col.n_present,
+                                                 col.zero_rank)
+    hist, present, counts = col.hist, col.present, col.counts
+    crit, bounds, min_leaf, parent = rule.crit, rule.bounds, rule.min_leaf, rule.parent
+    seen_cls, unseen_cls, unseen, seen_count = seen.cls, seen.unseen_cls, seen.unseen, seen.count
+    has_zero, zero, zero_count = seen.has_zero, seen.zero, seen.zero_count
     C = left.shape[0]
     constrained = min_leaf > 1
     left_count = 0
@@ -525,13 +609,18 @@ def seen_value(crit, left, seen_cls, right):
 
 
 @njit(cache=True, inline='always')
-def clear_feature(listed, off, n_bins, present, n_present, hist, mark, counting, counts,
-                  keep_marks):
-    """Zero one feature's workspace cells (listed: its present bins, and their marks
-    unless ``keep_marks``; dense: all bins; with ``counting``, their example counts too)."""
+def clear_feature(node, state, f, keep_marks):
+    """Zero feature f's workspace cells (listed: its present bins, and their marks
+    unless ``keep_marks``; dense: all bins; with a minimum leaf size, their example
+    counts too)."""
+    hist, mark, present, counts = node.work.hist, node.work.mark, node.work.present, node.work.counts
+    counting = node.task.min_leaf > 1
+    k = node.task.feats[f]
+    off = node.data.bin_offsets[k]
+    n_bins = node.data.bin_offsets[k + 1] - off
     C = hist.shape[1]
-    if listed:
-        for j in range(n_present):
+    if state.listed[f]:
+        for j in range(state.n_present[f]):
             b = off + present[off + j]
             if not keep_marks:
                 mark[b] = 0
@@ -548,13 +637,11 @@ def clear_feature(listed, off, n_bins, present, n_present, hist, mark, counting,
 
 
 @njit(cache=True)
-def release(feats, bin_offsets, categorical, listed, final, present, n_present, hist, mark,
-            counting, counts):
+def release(node, state):
     """Zero the workspace cells a search left set (listed: the present bins; dense: all),
     except those of the final non-categorical features, which ``finalize`` zeroed."""
+    feats = node.task.feats
     for f in range(feats.shape[0]):
-        if not (final[f] and not categorical[feats[f]]):
-            k = feats[f]
-            clear_feature(listed[f], bin_offsets[k], bin_offsets[k + 1] - bin_offsets[k], present,
-                          n_present[f], hist, mark, counting, counts, False)
-        n_present[f] = 0
+        if not (state.final[f] and not node.data.categorical[feats[f]]):
+            clear_feature(node, state, f, False)
+        state.n_present[f] = 0
