@@ -92,3 +92,20 @@ def test_polygon_is_in_the_box_and_holds_every_subset():
             b = np.array([u.vertex_G[(d + 1) % 16], u.vertex_H[(d + 1) % 16]])
             cross = (b - a)[0] * (point - a)[1] - (b - a)[1] * (point - a)[0]
             assert cross >= -1e-9
+
+
+def test_upper_bound_holds_for_subnormal_hessians():
+    """The polygon's scaling overflows for sums near the subnormal range; the bound then
+    falls back to the box and still covers the gains (here inf: 1 / 2e-311 overflows)."""
+    for g, h in [([0.0], [2.2e-311]), ([1.0, -1.0], [2.2e-311, 2.2e-311]),
+                 ([1e-3, -1e-3, 0.5], [0.0, 1e-310, 1.0])]:
+        g, h = np.array(g), np.array(h)
+        p = NewtonParams(reg_lambda=0.0, min_child_weight=0.0).kernel_params(g.size)
+        G, H = g.sum(), h.sum()
+        parent = nb.Parent(G, H, newton_score(G, H, p), np.abs(g).sum(),
+                           *nb.parent_slack(g.size, np.abs(g).sum(), H))
+        unseen = nb.unseen_region(np.stack([g, h], axis=1), np.arange(g.size), 0, g.size,
+                                  parent.slack_G, parent.slack_H)
+        assert np.isfinite(unseen.vertex_G).all() and np.isfinite(unseen.vertex_H).all()
+        upper = nb.newton_gain_upper(0.0, 0.0, unseen, 0.0, H + parent.slack_H, parent, p)
+        assert upper >= _gain(g[0], h[0], G, H, p)

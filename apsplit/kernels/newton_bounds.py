@@ -172,7 +172,9 @@ def unseen_region(gh, seq, lo, hi, slack_G, slack_H):
     support and of the vertices; its vertices are the intersections of
     consecutive lines (each line supports the set, so each holds an edge, maybe
     of length 0; were one redundant, those points span a larger polygon).  A
-    convex function's maximum over it is at a vertex.
+    convex function's maximum over it is at a vertex.  Where that scaling
+    overflows (sums near the subnormal range), the polygon is the box
+    [G_neg, G_pos] x [0, H] widened by the slacks, which holds Z as well.
     """
     G_pos = G_neg = H = 0.0
     for p in range(lo, hi):
@@ -208,6 +210,13 @@ def unseen_region(gh, seq, lo, hi, slack_G, slack_H):
         det = cG[d] * cH[e] - cH[d] * cG[e]
         vertex_G[d] = (support[d] * cH[e] - cH[d] * support[e]) / det
         vertex_H[d] = (cG[d] * support[e] - support[d] * cG[e]) / det
+    if not (np.isfinite(vertex_G).all() and np.isfinite(vertex_H).all()):
+        # the scaling overflowed (sums near the subnormal range): the box itself, its
+        # four corners each repeated (repeated vertices are edges of length 0)
+        corner_G = (G_neg - slack_G, G_pos + slack_G, G_pos + slack_G, G_neg - slack_G)
+        corner_H = (-slack_H, -slack_H, H + slack_H, H + slack_H)
+        for d in range(D):
+            vertex_G[d], vertex_H[d] = corner_G[4 * d // D], corner_H[4 * d // D]
     return Unseen(G_pos, G_neg, H, vertex_G, vertex_H)
 
 
