@@ -133,7 +133,7 @@ class Adaptive(_KernelFinder):
 
     Each batch ends with a re-scan of the feature's values; larger steps mean
     fewer re-scans and more assessments.  By default the examples floor is
-    a = max(m / (16 (n - m)), 1/256) per node, m = min(2 n_eff, 2n/3) the
+    a = max(m / (16 (n - m)), 1/256) per node, m = min(2 n_eff, 0.55 n) the
     expected stopping point of a feature, n_eff = (sum w)^2 / sum w^2 the
     node's effective examples (``kernels.search.examples_floor``): a batch
     aims to overshoot a feature's weight-order bound by about 1/32 of it.  On
