@@ -159,13 +159,13 @@ class Adaptive(_KernelFinder):
 
     Each batch ends with a re-scan of the feature's values; larger steps mean
     fewer re-scans and more assessments.  By default the examples floor is
-    a = max(m / (16 (n - m)), 1/256) per node, m = min(2 n_eff, 2n/3) the
+    a = max(m / (16 (n - m)), 1/256) per node, m = min(2 n_eff, 0.55 n) the
     expected stopping point of a feature, n_eff = (sum w)^2 / sum w^2 the
     node's effective examples (``kernels.search.examples_floor``): a batch
     aims to overshoot a feature's weight-order bound by about 1/32 of it.  On
     satimage and a6a, under every client, adaptive then assesses within 2.4%
-    of the bound in 0.56-0.83x Quick Boost's CPU time; on MNIST's first 2000
-    rows within 1.9-3.3% in 0.58-0.86x (``python -m benchmarks.claim``).  A
+    of the bound in 0.60-0.91x Quick Boost's CPU time; on MNIST's first 2000
+    rows within 1.0-2.8% (``python -m benchmarks.claim``, docs/paper.md).  A
     fixed fraction (0 = none) keeps a fixed floor (``python -m benchmarks.steps``).
     """
 

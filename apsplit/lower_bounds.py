@@ -30,7 +30,8 @@ from .kernels.probe import run_probe
 from .kernels.search import METHODS, TOL, run
 from .kernels.state import Params
 
-__all__ = ["weight_order", "exact", "node_weight_order", "node_exact", "tree_bound", "feature_interval"]
+__all__ = ["weight_order", "exact", "node_weight_order", "node_stops", "node_exact", "tree_bound",
+           "feature_interval"]
 
 
 def _call(kernel, problem, *head):
@@ -68,12 +69,19 @@ def weight_order(ds, y, sample_weight=None, rows=None, features=None, criterion=
 
 def node_weight_order(problem):
     """``weight_order`` of a validated Problem."""
-    n, F = problem.order.size, problem.features.size
+    stops = node_stops(problem)
+    if stops is None:
+        return problem.order.size * problem.features.size
+    return int(problem.order.size + stops.sum())
+
+
+def node_stops(problem):
+    """The stopping points min{m : LB_k(m) >= E*} of the features k != k* of a validated
+    Problem, in feature order without k* (None when the node has no split)."""
     pos, score, node_weight = _optimum(problem)
     if pos < 0:
-        return n * F
-    counts = _counts(problem, score - TOL * node_weight)
-    return int(n + counts.sum() - counts[pos])
+        return None
+    return np.delete(_counts(problem, score - TOL * node_weight), pos)
 
 
 def _min_cover(codes, y_ord, w_ord, n_classes, target, time_limit):

@@ -178,12 +178,12 @@ def test_every_method_gives_the_same_trajectory(request, data, criterion, client
             int(tree.n_node_samples[searched].sum()) * record["n_features"]
     # the paper's claim, summed over rounds: adaptive nearly meets the bound and beats quick.
     # Its default floors aim to overshoot each feature's bound by about 1/32
-    # (``kernels.search.examples_floor``): over these 15 early rounds (flat weights, a few
-    # thousand rows) that gives 1.005-1.031x; the paper's 500-round runs stay within 1.024x
-    # on satimage and a6a (docs/paper.md)
+    # (``kernels.search.examples_floor``); over these 15 early rounds (flat weights, a few
+    # thousand rows, where the floor's cap binds) that stays within the paper runs' 3%
+    # (docs/paper.md)
     total = {method: sum(r["assessments"] for r in models[method].history_) for method in METHODS}
     bound = sum(r["weight_order"] for r in reference.history_)
-    assert total["adaptive"] <= 1.035 * bound
+    assert total["adaptive"] <= 1.03 * bound
     assert total["adaptive"] < total["quick"]
 
 

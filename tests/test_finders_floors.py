@@ -7,21 +7,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import apsplit
-from apsplit.kernels.search import (ADAPTIVE_MIN_STEP, FLOOR_MIN_EXAMPLES, examples_floor)
+from apsplit.kernels.search import (ADAPTIVE_MIN_STEP, FLOOR_MIN_EXAMPLES, FLOOR_STOP_MAX,
+                                    examples_floor)
 from apsplit.experiments.loaders import load_satimage
 from apsplit.experiments.nodes import boosting_weights
 from strategies import nodes, scaled
 
 
 def rule(w):
-    """The rule's floor from its formula: max(m / (16 (n - m)), 1/256), m = min(2 n_eff, 2n/3)."""
+    """The rule's floor from its formula: max(m / (16 (n - m)), 1/256), m = min(2 n_eff, 0.55 n)."""
     n = w.size
-    stop = min(2 * w.sum() ** 2 / (w ** 2).sum(), 2 * n / 3)
+    stop = min(2 * w.sum() ** 2 / (w ** 2).sum(), 0.55 * n)
     return max(stop / (16 * (n - stop)), 1 / 256)
 
 
 @pytest.mark.parametrize("w, expected", [
-    (np.ones(300), 1 / 8),                                 # flat: the stop is capped at 2n/3
+    (np.ones(300), 0.55 / (16 * 0.45)),                    # flat: the stop is capped at 0.55 n
     (np.r_[1.0, np.full(9999, 1e-9)], 1 / 256),            # one heavy example: the least floor
     (np.r_[np.ones(1000), np.full(9000, 1e-9)], 2000 / (16 * 8000)),  # n_eff = 1000
 ])
@@ -35,7 +36,7 @@ def test_the_floor_follows_the_effective_examples(w, expected):
 def test_the_floor_lies_between_its_bounds(weights):
     w = np.sort(np.array(weights))[::-1]
     a = examples_floor(w, w.size)
-    assert FLOOR_MIN_EXAMPLES <= a <= 1 / 8 + 1e-12
+    assert FLOOR_MIN_EXAMPLES <= a <= FLOOR_STOP_MAX / (16 * (1 - FLOOR_STOP_MAX)) + 1e-12
     assert a == pytest.approx(rule(w), rel=1e-9)
 
 
