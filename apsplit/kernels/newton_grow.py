@@ -188,6 +188,22 @@ def level_stats(rows, active, m, params, score):
 COMPACT_BELOW = 0.75  # compact the columns when the open rows fall below this share of theirs
 
 
+@njit(cache=True, inline='always')
+def record_split(tree, node, best, s, first_child):
+    """Write slot s's best split (``Best``) into ``tree`` at ``node``, its children
+    numbered ``first_child`` (left) and ``first_child + 1``."""
+    tree.feature[node] = best.feature[s]
+    tree.left_value[node] = best.left_value[s]
+    tree.right_value[node] = best.right_value[s]
+    tree.threshold[node] = split_threshold(best.left_value[s], best.right_value[s])
+    tree.default_left[node] = best.default_left[s]
+    tree.gain[node] = best.gain[s]
+    tree.children_left[node] = first_child
+    tree.children_right[node] = first_child + 1
+    tree.parent[first_child] = node
+    tree.parent[first_child + 1] = node
+
+
 @njit(cache=True)
 def compact_columns(cols, position, features, private):
     """``cols`` keeping only the entries of the open rows (``position`` >= 0) of the
@@ -301,22 +317,13 @@ def _grow(cols, gh, root_rows, features, params, draw):
                 continue
             node = slot_node[s]
             k = best.feature[s]
-            tree.feature[node] = k
-            tree.left_value[node] = best.left_value[s]
-            tree.right_value[node] = best.right_value[s]
-            tree.threshold[node] = split_threshold(best.left_value[s], best.right_value[s])
-            tree.default_left[node] = best.default_left[s]
-            tree.gain[node] = best.gain[s]
+            record_split(tree, node, best, s, n_nodes)
             if cols.categorical[k]:
                 tree.category_start[node] = n_codes
                 tree.category_count[node] = sets.count[s]
                 for i in range(sets.count[s]):
                     tree.category_codes[n_codes + i] = sets.codes[sets.start[s] + i]
                 n_codes += sets.count[s]
-            tree.children_left[node] = n_nodes
-            tree.children_right[node] = n_nodes + 1
-            tree.parent[n_nodes] = node
-            tree.parent[n_nodes + 1] = node
             n_nodes += 2
             child_slot[s] = 2 * n_split
             n_split += 1

@@ -67,7 +67,7 @@ from numba import njit
 
 from . import newton_bounds, newton_grow, newton_split
 from .newton_bounds import Box, Parent, Unseen, parent_slack, unseen_region
-from .newton_grow import _new_tree, compact, draw_features, level_stats, prune, split_threshold
+from .newton_grow import _new_tree, compact, draw_features, level_stats, prune, record_split
 from .newton_split import KRT_EPS, Rows, make_best, make_running, scan_feature
 
 LEAF = -1
@@ -403,16 +403,7 @@ def _grow(cols, gh, root_rows, features, params, draw, search):
                 continue
             node = slot_node[s]
             k = best.feature[s]
-            tree.feature[node] = k
-            tree.left_value[node] = best.left_value[s]
-            tree.right_value[node] = best.right_value[s]
-            tree.threshold[node] = split_threshold(best.left_value[s], best.right_value[s])
-            tree.default_left[node] = best.default_left[s]
-            tree.gain[node] = best.gain[s]
-            for c in range(2):
-                tree.parent[n_nodes + c] = node
-            tree.children_left[node] = n_nodes
-            tree.children_right[node] = n_nodes + 1
+            record_split(tree, node, best, s, n_nodes)
             n_nodes += 2
             lo, hi = search.value_indptr[k], search.value_indptr[k + 1]
             cut[s] = np.searchsorted(search.values[lo:hi], best.left_value[s]) \
