@@ -2,6 +2,7 @@
 and argparse helpers."""
 
 import argparse
+import importlib
 import json
 import statistics
 import sys
@@ -55,6 +56,16 @@ def progress_bar(enabled, **options):
         print(f"no progress bar: tqdm is not installed; it comes with {BENCH_EXTRA}", file=sys.stderr)
         return None
     return tqdm(**options)
+
+
+def optional_library(name):
+    """The installed module ``name`` (a library a benchmark compares with: xgboost,
+    lightgbm), or an ImportError naming the extra that installs it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise ImportError(f"this benchmark runs {name}, which is not installed: "
+                          f'pip install "apsplit[{name}]"') from None
 
 
 def figure_class():
