@@ -154,11 +154,17 @@ def categorical_mask(categorical, n_features):
 def check_codes(values, feature):
     """Refuse a categorical feature's present values that are not integer codes in
     [0, 2**24) (XGBoost's range; pandas' categorical codes, NaN missing)."""
-    bad = (values < 0) | (values > MAX_CATEGORY) | (values != np.floor(values))
-    if bad.any():
+    bad = invalid_codes(values)
+    if bad.size:
         raise ValueError(f"categorical feature {feature} holds the value "
-                         f"{float(values[bad][0])!r}: categories must be integer codes in "
+                         f"{float(bad[0])!r}: categories must be integer codes in "
                          f"[0, 2**24) (pandas' .cat.codes; NaN for missing)")
+
+
+def invalid_codes(values):
+    """The entries of the float array ``values`` that are no category code (an integer in
+    [0, 2**24)): negative, larger, fractional or NaN."""
+    return values[(values < 0) | (values > MAX_CATEGORY) | (values != np.floor(values))]
 
 
 def _csr(X):
@@ -302,7 +308,11 @@ class NewtonTree:
                           other value left: other codes, unseen ones, negative ones
                           (XGBoost's rule; a value is truncated to an integer code);
                           its threshold, left_value and right_value are NaN, default_left
-                          True (``categories_right`` lists the sets per node)
+                          True in grown trees (``categories_right`` lists the sets per node;
+                          an imported tree's default_left is its library's)
+    truncate_codes        False (XGBoost's codes: int(x) of x >= 0) or True (a tree read
+                          from LightGBM: int(x) truncated toward zero, so a value in (-1, 0)
+                          is the code 0; ``kernels.newton_route``)
     default_left          a missing value (NaN, or an absent sparse entry) goes left
     left_value, right_value
                           the two consecutive distinct present values of the node's rows
@@ -341,6 +351,9 @@ class NewtonTree:
     #: XGBoost and ``train`` see it) or "float64" (compared as given: trees read from
     #: LightGBM, whose thresholds are doubles); ``predict`` here compares X as given
     input_dtype = "float32"
+    #: a categorical split's code of x: False int(x) for x >= 0 (XGBoost), True int(x)
+    #: for x > -1 (LightGBM's cast toward zero)
+    truncate_codes = False
 
     _ARRAYS = ("feature", "threshold", "left_value", "right_value", "default_left",
                "children_left", "children_right", "base_weight", "gain", "cover", "sum_grad",
@@ -358,7 +371,8 @@ class NewtonTree:
     def from_arrays(cls, feature, threshold, default_left, children_left, children_right,
                     value, n_features, *, learning_rate=1.0, base_weight=None, gain=None,
                     cover=None, sum_grad=None, n_node_samples=None, left_value=None,
-                    right_value=None, input_dtype="float32"):
+                    right_value=None, input_dtype="float32", categories_right=None,
+                    truncate_codes=False):
         """A tree from its node arrays (an imported model's, say; ``adapters.model_import``).
 
         The routing arrays (``feature`` -1 at leaves, ``threshold`` with ``x <= threshold``
@@ -370,6 +384,10 @@ class NewtonTree:
         ``right_value`` = ``threshold`` (no training values known); ``parent`` is
         derived from the children, ``row_leaf`` is empty (no training rows).
         ``input_dtype``: "float32" or "float64", what the thresholds are compared with.
+        ``categories_right``: per node None (a numeric split or a leaf) or the codes a
+        categorical split sends right (integers in [0, 2**24); its threshold is ignored,
+        a missing value goes the ``default_left`` way); ``truncate_codes``: how such a
+        split reads a value (the attribute's doc).
         """
         if input_dtype not in ("float32", "float64"):
             raise ValueError(f"input_dtype must be 'float32' or 'float64', got {input_dtype!r}")
@@ -430,9 +448,10 @@ class NewtonTree:
         tree.node_features = np.zeros(n, np.int64)
         tree.row_leaf = np.empty(0, np.int64)
         tree.n_features = int(n_features)
-        tree.category_start = np.full(n, -1, np.int64)
-        tree.category_count = np.zeros(n, np.int64)
-        tree.category_codes = np.empty(0, np.int64)
+        tree.category_start, tree.category_count, tree.category_codes = \
+            _category_arrays(categories_right, split)
+        if truncate_codes:
+            tree.truncate_codes = True
         if input_dtype != "float32":
             tree.input_dtype = input_dtype
         return tree
@@ -462,7 +481,8 @@ class NewtonTree:
     def _splits(self):
         return newton_route.Splits(self.feature, self.threshold, self.default_left,
                                    self.children_left, self.children_right,
-                                   self.category_start, self.category_count, self.category_codes)
+                                   self.category_start, self.category_count, self.category_codes,
+                                   bool(self.truncate_codes))
 
     def apply(self, X):
         """Leaf id of every row of X: a dense array (NaN = missing) or a scipy.sparse
@@ -506,6 +526,33 @@ class NewtonTree:
 
     def __repr__(self):
         return f"NewtonTree({self.node_count} nodes, depth {self.max_depth})"
+
+
+def _category_arrays(categories_right, split):
+    """(category_start, category_count, category_codes) of ``NewtonTree.from_arrays``'s
+    per-node sets (None: no categorical split), each checked and sorted."""
+    n = split.shape[0]
+    start = np.full(n, -1, np.int64)
+    count = np.zeros(n, np.int64)
+    if categories_right is None:
+        return start, count, np.empty(0, np.int64)
+    if len(categories_right) != n:
+        raise ValueError(f"categories_right has {len(categories_right)} entries, the tree "
+                         f"{n} nodes")
+    codes = []
+    for node, cats in enumerate(categories_right):
+        if cats is None:
+            continue
+        if not split[node]:
+            raise ValueError(f"node {node} is a leaf but has categories {list(cats)}")
+        values = np.unique(np.asarray(cats, dtype=np.float64).reshape(-1))
+        bad = invalid_codes(values)
+        if bad.size:
+            raise ValueError(f"node {node} sends the category {float(bad[0])!r} right: "
+                             f"categories must be integers in [0, 2**24)")
+        start[node], count[node] = sum(len(c) for c in codes), values.size
+        codes.append(values.astype(np.int64))
+    return start, count, np.concatenate(codes) if codes else np.empty(0, np.int64)
 
 
 def xgboost_threshold(left_value, right_value):

@@ -3,6 +3,9 @@
 A categorical split (``category_start[node] >= 0``) sends a present value right
 when its integer code is in the node's set, every other value left: other
 codes, codes unseen in training, negative values (XGBoost's ``Decision``).
+The code of x is int(x) for x >= 0 (XGBoost: a value below 0 is no code);
+with ``truncate_codes`` (a tree read from LightGBM) it is int(x) for x > -1,
+LightGBM's cast toward zero, which makes a value in (-1, 0) the code 0.
 
 A value is missing when it is NaN (dense X or a stored entry of sparse X) or,
 in sparse X, when the row stores no entry for the feature: XGBoost's DMatrix
@@ -31,6 +34,7 @@ class Splits(NamedTuple):
     category_start: np.ndarray   # -1: a numeric split
     category_count: np.ndarray
     category_codes: np.ndarray
+    truncate_codes: bool         # True: a value in (-1, 0) is the code 0 (LightGBM's cast)
 
 
 @njit(cache=True, inline='always')
@@ -38,8 +42,9 @@ def _next(splits, node, x):
     if np.isnan(x):
         go_left = splits.default_left[node]
     elif splits.category_start[node] >= 0:
+        code = np.trunc(x) if splits.truncate_codes else x  # trunc(-0.5) = -0.0 >= 0
         go_left = not in_set(splits.category_codes, splits.category_start[node],
-                             splits.category_count[node], x)
+                             splits.category_count[node], code)
     else:
         go_left = x <= splits.threshold[node]
     return splits.children_left[node] if go_left else splits.children_right[node]
