@@ -75,7 +75,11 @@ imported to load what was written (``Booster.to_xgboost`` /
   LightGBM gets it as the bitset with the children swapped, since LightGBM
   sends NaN, negative values and codes outside the bitset right.  Both then
   route every value as apsplit does, except that LightGBM truncates a value in
-  (-1, 0) to the code 0 where apsplit and XGBoost call it negative.
+  (-1, 0) to the code 0 where apsplit and XGBoost call it negative.  An imported
+  tree keeps its library's rules: an XGBoost tree's split may send missing values
+  right with its set, which LightGBM cannot hold (a ValueError naming the tree and
+  the node); a LightGBM tree (``truncate_codes``) goes to XGBoost as its bitset's
+  codes, routed alike except a value in (-1, 0), which XGBoost calls negative.
 - **Feature names** (``DMatrix(feature_names=...)`` or a DataFrame's columns)
   go into both files; LightGBM's are separated by spaces, so whitespace in a
   name becomes ``_``, as LightGBM's own Dataset does.  Without names LightGBM
@@ -392,6 +396,11 @@ def _lgb_tree(tree, index, offset):
         for i, n in enumerate(cat_nodes):  # categorical: threshold is the bitset's index
             thr[n], decision[n] = i, "9"  # categorical, NaN (and negatives) right
             cats, members_right = categories[n]
+            if members_right and not tree.default_left[n]:
+                raise ValueError(f"tree {index}, node {n} (feature {int(feature[n])}) sends a "
+                                 f"missing value right with its categories {list(cats)}: "
+                                 f"LightGBM sends it with the codes outside its bitset, so "
+                                 f"its format cannot hold the split")
             bitsets.append(_bitset(cats))
             if members_right:  # a Newton split: LightGBM's left (the members) is its right
                 children[n] = children[n][::-1]

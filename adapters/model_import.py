@@ -34,6 +34,28 @@ What is read:
   (otherwise refused).  An absent scipy.sparse entry is missing to apsplit
   and XGBoost, 0.0 to LightGBM: give LightGBM-read models dense data
   (``export.missing_as_nan`` builds it).
+- **Categorical splits** become apsplit's (``NewtonTree.categories_right``: a
+  set of codes sent right, every other value left, a missing value the
+  ``default_left`` way).  XGBoost's (``split_type`` 1; the node's codes are
+  ``categories[categories_segments[i]:][:categories_sizes[i]]`` for node
+  ``categories_nodes[i]``; one-hot splits are sets of one) are that rule
+  already (``common::Decision``: float32 x in [0, 2**24) truncated to a code in
+  the set goes right; other codes, negative values and unseen codes left;
+  ``default_left`` for missing): kept as they are.  LightGBM's
+  (``decision_type`` bit 0; ``threshold`` indexes ``cat_boundaries``, which
+  bound the node's words of the ``cat_threshold`` bitset) send the bitset's
+  codes LEFT and everything else right: apsplit gets the bitset as its set
+  with the children swapped.  LightGBM's ``CategoricalDecision`` casts x to
+  int first (toward zero: a value in (-1, 0) is the code 0, so the tree gets
+  ``truncate_codes``) and sends a negative cast right; NaN casts to INT_MIN
+  on x86-64, so NaN goes right whatever the missing type and default bit
+  (measured with the real library; on a platform where the cast gives 0 a
+  missing type other than NaN would read NaN as the code 0): default_left is
+  True (apsplit's left is LightGBM's right).  A code apsplit cannot hold
+  (outside [0, 2**24), or not an integer) is refused naming the tree, node and
+  feature.  The codes are the library's: an XGBoost model trained on a
+  DataFrame recodes the frame's categories, apsplit takes the codes (predict on
+  the training frame's ``CategoricalDtype``, or its ``.cat.codes``).
 - **Values.**  A leaf's output is the file's (XGBoost's float32
   ``split_conditions`` at the leaf, LightGBM's double ``leaf_value``: the
   learning rate included).  ``learning_rate`` is LightGBM's ``shrinkage``, or
@@ -62,7 +84,7 @@ What is read:
   except LightGBM's ``Column_<i>`` for unnamed columns (the Booster has none).
 
 Refused with a ValueError that names the tree, node and feature, or the
-objective: categorical splits, LightGBM's linear trees, random-forest mode
+objective: categories apsplit cannot hold, LightGBM's linear trees, random-forest mode
 (``average_output``), LightGBM's "zero" missing type where it cannot be
 represented, other objectives (``binary`` with sigmoid other than 1,
 ``multiclassova``, ``regression_l1``, ``reg:gamma``, ranking ...),
@@ -71,11 +93,12 @@ multi-target trees; a source of the wrong type is a TypeError.
 """
 
 import json
+import math
 import os
 
 import numpy as np
 
-from ..newton import LEAF, NewtonTree
+from ..newton import LEAF, NewtonTree, invalid_codes
 from .objectives import get_objective
 
 __all__ = ["from_xgboost", "from_lightgbm", "load_model", "xgboost_document", "lightgbm_string"]
@@ -180,9 +203,10 @@ def _breadth_first(root, children, limit):
     return order
 
 
-def _tree(nodes, split_of, n_features, learning_rate, **arrays):
+def _tree(nodes, split_of, n_features, learning_rate, categories=None, **arrays):
     """A NewtonTree from the source's nodes in apsplit's order; ``split_of(node)`` gives
-    (feature, threshold, default_left, left, right) or None for a leaf."""
+    (feature, threshold, default_left, left, right) or None for a leaf; ``categories``
+    maps a categorical split's node to the codes it sends right."""
     index = {node: i for i, node in enumerate(nodes)}
     n = len(nodes)
     feature = np.full(n, LEAF, np.int64)
@@ -195,8 +219,22 @@ def _tree(nodes, split_of, n_features, learning_rate, **arrays):
         if s is not None:
             feature[i], threshold[i], default_left[i] = s[0], s[1], s[2]
             cl[i], cr[i] = index[s[3]], index[s[4]]
+    if categories:
+        arrays["categories_right"] = [categories.get(node) for node in nodes]
     return NewtonTree.from_arrays(feature, threshold, default_left, cl, cr,
                                   n_features=n_features, learning_rate=learning_rate, **arrays)
+
+
+def _check_codes(codes, where):
+    """The sorted distinct codes of a categorical split, refused (naming ``where``) unless
+    integers in [0, 2**24) (the codes apsplit's trees hold)."""
+    codes = np.unique(np.asarray(codes, dtype=np.float64))
+    bad = invalid_codes(codes)
+    if bad.size:
+        raise ValueError(f"{where} is a categorical split on the category {float(bad[0]):.17g}, "
+                         f"which apsplit cannot represent: categories must be integers in "
+                         f"[0, 2**24)")
+    return codes.astype(np.int64)
 
 
 # ------------------------------------------------------------------ XGBoost
@@ -281,10 +319,7 @@ def _xgb_tree(t, index, n_features):
         raise ValueError(f"tree {index} has vector leaves (multi_strategy='multi_output_tree'), "
                          f"which apsplit does not read")
     n = len(left)
-    for node in range(n):
-        if left[node] != -1 and int(stype[node]) != 0:
-            raise ValueError(f"tree {index}, node {node} (feature {feats[node]}) is a "
-                             f"categorical split, which apsplit does not read")
+    categories = _xgb_categories(t, index, stype, left, feats)
 
     def children(node):
         return None if left[node] == -1 else (left[node], right[node])
@@ -293,12 +328,14 @@ def _xgb_tree(t, index, n_features):
     if nodes is None or len(set(nodes)) != len(nodes) or max(nodes) >= n or min(nodes) < 0:
         raise ValueError(f"tree {index} is not a tree (a node is reached twice)")
 
+    # a numeric split's threshold: the largest float32 below XGBoost's t (x < t goes left)
+    below = {node: float(np.nextafter(cond[node], np.float32(-np.inf))) for node in nodes
+             if left[node] != -1 and node not in categories}
+
     def split_of(node):
         if left[node] == -1:
             return None
-        t32 = cond[node]
-        below = float(np.nextafter(t32, np.float32(-np.inf)))
-        return feats[node], below, dleft[node], left[node], right[node]
+        return feats[node], below.get(node, np.nan), dleft[node], left[node], right[node]
 
     base_w = np.asarray(t["base_weights"], dtype=np.float64)[nodes]
     leaf = np.array([left[node] == -1 for node in nodes])
@@ -308,13 +345,43 @@ def _xgb_tree(t, index, n_features):
     if ok.any():
         lr = float(np.float32(np.median(value[ok] / base_w[ok])))
     value = np.where(leaf, value, lr * base_w)
-    thr = np.array([float(np.nextafter(cond[node], np.float32(-np.inf))) if left[node] != -1
-                    else np.nan for node in nodes])
-    t_up = np.where(leaf, np.nan, cond[nodes].astype(np.float64))
+    numeric = np.array([node in below for node in nodes])
+    thr = np.array([below.get(node, np.nan) for node in nodes])
+    t_up = np.where(numeric, cond[nodes].astype(np.float64), np.nan)
     gain = np.asarray(t["loss_changes"], dtype=np.float64)[nodes]
     cover = np.asarray(t["sum_hessian"], dtype=np.float64)[nodes]
-    return _tree(nodes, split_of, n_features, lr, value=value, base_weight=base_w, gain=gain,
-                 cover=cover, left_value=thr, right_value=t_up)
+    return _tree(nodes, split_of, n_features, lr, categories, value=value, base_weight=base_w,
+                 gain=gain, cover=cover, left_value=thr, right_value=t_up)
+
+
+def _xgb_categories(t, index, split_type, left, feats):
+    """{node: the codes its categorical split sends right} of an XGBoost tree: node
+    ``categories_nodes[i]``'s set is ``categories[segments[i]:segments[i] + sizes[i]]``.
+    XGBoost's ``common::Decision`` sends a value right when it is a code of the set
+    (float32 x in [0, 2**24), truncated); every other value, negative and unseen ones
+    included, left; a missing value the ``default_left`` way: apsplit's rule."""
+    cat_nodes = [int(c) for c in t.get("categories_nodes", [])]
+    segments = [int(c) for c in t.get("categories_segments", [])]
+    sizes = [int(c) for c in t.get("categories_sizes", [])]
+    codes = t.get("categories", [])
+    if not len(cat_nodes) == len(segments) == len(sizes):
+        raise ValueError(f"tree {index}: categories_nodes, categories_segments and "
+                         f"categories_sizes differ in length")
+    out = {}
+    for node, seg, size in zip(cat_nodes, segments, sizes):
+        if not 0 <= node < len(left) or left[node] == -1 or int(split_type[node]) != 1:
+            raise ValueError(f"tree {index}: categories_nodes names node {node}, which is not "
+                             f"a categorical split")
+        if not 0 <= seg <= seg + size <= len(codes):
+            raise ValueError(f"tree {index}, node {node}: its categories segment [{seg}, "
+                             f"{seg + size}) is outside the {len(codes)} categories")
+        out[node] = _check_codes(codes[seg:seg + size],
+                                 f"tree {index}, node {node} (feature {feats[node]})")
+    for node in range(len(left)):
+        if left[node] != -1 and int(split_type[node]) != 0 and node not in out:
+            raise ValueError(f"tree {index}, node {node} (feature {feats[node]}) is a "
+                             f"categorical split without categories")
+    return out
 
 
 # ------------------------------------------------------------------ LightGBM
@@ -447,13 +514,15 @@ def _lgb_tree(tree, index, n_features):
     icount = _ints(tree, "internal_count", n_inner)
     # apsplit's node keys: ("i", j) internal node j, ("l", j) leaf j
     default = np.zeros(n_inner, bool)
+    categories = {}
     for j in range(n_inner):
         d, f, thr = int(dtype[j]), int(feats[j]), float(thresholds[j])
         where = f"tree {index}, node {j} (feature {f})"
-        if d & 1:
-            raise ValueError(f"{where} is a categorical split, which apsplit does not read")
         if not 0 <= f < n_features:
             raise ValueError(f"{where}: the feature is outside the model's {n_features}")
+        if d & 1:  # the bitset's codes go LightGBM's left, apsplit's right: children swapped
+            categories[("i", j)] = _lgb_bitset(tree, thr, where)
+            continue
         missing = (d >> 2) & 3
         zero_left = 0.0 <= thr
         if missing == 2:      # NaN: the default way
@@ -473,8 +542,11 @@ def _lgb_tree(tree, index, n_features):
     def key(c):
         return ("i", int(c)) if c >= 0 else ("l", int(~c))
 
-    def children(node):
-        return None if node[0] == "l" else (key(lc[node[1]]), key(rc[node[1]]))
+    def children(node):  # a bitset's codes go LightGBM's left, apsplit's right
+        if node[0] == "l":
+            return None
+        pair = key(lc[node[1]]), key(rc[node[1]])
+        return pair[::-1] if node in categories else pair
 
     nodes = _breadth_first(("i", 0), children, 2 * n_leaves - 1)
     if nodes is None or len(nodes) != 2 * n_leaves - 1 or len(set(nodes)) != len(nodes):
@@ -484,7 +556,9 @@ def _lgb_tree(tree, index, n_features):
         if node[0] == "l":
             return None
         j = node[1]
-        return int(feats[j]), float(thresholds[j]), bool(default[j]), key(lc[j]), key(rc[j])
+        if node in categories:  # NaN goes LightGBM's right, apsplit's left (docstring)
+            return (int(feats[j]), np.nan, True) + children(node)
+        return (int(feats[j]), float(thresholds[j]), bool(default[j])) + children(node)
 
     def pick(inner, leaf):
         return np.array([inner[j] if t == "i" else leaf[j] for t, j in nodes])
@@ -493,14 +567,30 @@ def _lgb_tree(tree, index, n_features):
     lo = np.full(len(nodes), np.nan)
     hi = np.full(len(nodes), np.nan)
     for i, (t, j) in enumerate(nodes):
-        if t == "i":  # the float32 pair x <= threshold separates
+        if t == "i" and (t, j) not in categories:  # the float32 pair x <= threshold separates
             f = np.float32(thresholds[j])
             if float(f) > float(thresholds[j]):
                 f = np.nextafter(f, np.float32(-np.inf))
             with np.errstate(over="ignore"):
                 lo[i], hi[i] = float(f), float(np.nextafter(f, np.float32(np.inf)))
-    return _tree(nodes, split_of, n_features, shrinkage, value=value,
+    return _tree(nodes, split_of, n_features, shrinkage, categories, value=value,
                  base_weight=value / (shrinkage or 1.0),
                  gain=pick(gains, np.zeros(n_leaves)), cover=pick(iweight, leaf_weight),
                  n_node_samples=pick(icount, leaf_count), left_value=lo, right_value=hi,
-                 input_dtype="float64")
+                 input_dtype="float64", truncate_codes=True)
+
+
+def _lgb_bitset(tree, threshold, where):
+    """The codes of a LightGBM categorical split: its threshold indexes ``cat_boundaries``,
+    whose consecutive entries bound its words in ``cat_threshold`` (bit c % 32 of word
+    c // 32 set: code c is in the set)."""
+    bounds = [int(b) for b in tree.get("cat_boundaries", "").split()]
+    words = [int(w) for w in tree.get("cat_threshold", "").split()]
+    i = int(threshold) if math.isfinite(threshold) else -1
+    if not (i == threshold and 0 <= i < len(bounds) - 1
+            and 0 <= bounds[i] <= bounds[i + 1] <= len(words)):
+        raise ValueError(f"{where} is a categorical split whose threshold {threshold!r} does "
+                         f"not index its bitset in cat_boundaries / cat_threshold")
+    codes = [32 * k + b for k, w in enumerate(words[bounds[i]:bounds[i + 1]])
+             for b in range(32) if (w >> b) & 1]
+    return _check_codes(codes, where)

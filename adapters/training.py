@@ -400,8 +400,8 @@ class Booster:
     def from_xgboost(cls, booster_or_path):
         """The model of an ``xgboost.Booster`` (read through ``save_raw("json")``) or of an
         XGBoost model file (JSON, or UBJSON with xgboost installed), as an apsplit
-        Booster predicting what XGBoost predicts (``adapters.model_import``): numerical
-        trees of the objectives ``train`` supports; categorical splits, DART,
+        Booster predicting what XGBoost predicts (``adapters.model_import``): trees of
+        numerical and categorical splits, of the objectives ``train`` supports; DART,
         ``num_parallel_tree > 1`` and other objectives raise a ValueError."""
         from .model_import import from_xgboost
         return from_xgboost(booster_or_path)
@@ -411,8 +411,8 @@ class Booster:
         """The model of a ``lightgbm.Booster`` (read through ``model_to_string()``) or of a
         LightGBM text model file, as an apsplit Booster predicting LightGBM's raw scores
         (``adapters.model_import``; its ``input_dtype`` is "float64": thresholds compared
-        in double); categorical splits, linear trees and other objectives raise a
-        ValueError."""
+        in double), categorical splits included; linear trees and other objectives raise
+        a ValueError."""
         from .model_import import from_lightgbm
         return from_lightgbm(booster_or_path)
 
@@ -591,6 +591,13 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
         if xgb_model.n_features != dtrain.num_col():
             raise ValueError(f"xgb_model has {xgb_model.n_features} features, dtrain "
                              f"{dtrain.num_col()}")
+        by_categories = sorted({int(t.feature[node]) for t in xgb_model.trees
+                                for node in np.flatnonzero(t.category_start >= 0)})
+        numeric = [f for f in by_categories if not dtrain.categorical[f]]
+        if numeric:
+            raise ValueError(f"xgb_model splits the features {numeric} by categories but "
+                             f"dtrain has them numeric: give them feature_types 'c' (or a "
+                             f"DataFrame's category dtype)")
         if xgb_model.n_outputs != n_outputs or (
                 objective is not None and xgb_model.objective is not None
                 and xgb_model.objective.name != objective.name):

@@ -15,6 +15,10 @@ approx and exact, depth 3 and 6, lossguide to depth 8, exact with gamma (its
 pruned nodes left in the file), NaN, sparse, six objectives):
 at most 1.0e-6 absolute and 2.2e-7 relative to max(1, max |margin|), at most
 0.16 of the bound.
+Categorical models (5 rounds; ``XGB_CAT_CASES``, ``LGB_CAT_CASES``, on rows with
+seen, unseen, negative, fractional and missing codes): LightGBM's raw scores asserted
+within 1e-12, measured equal; XGBoost's within the bound above, measured at most
+5.7e-7 absolute, 1.4e-7 relative, 0.19 of the bound.
 
 Round trips apsplit -> library -> apsplit: through LightGBM's text the margins
 are apsplit's exactly (asserted within 1e-12 relative; the intercept is folded
@@ -29,6 +33,7 @@ import pytest
 import scipy.sparse as sp
 
 from apsplit.adapters import Booster, DMatrix, train
+from apsplit.adapters.model_import import load_model
 from samples import bundled_sample
 
 xgb = pytest.importorskip("xgboost")
@@ -371,26 +376,234 @@ def test_continuing_with_another_objective_is_refused():
 
 
 # ------------------------------------------------------------------ refused
-def test_a_lightgbm_categorical_split_is_refused_naming_it():
-    rng = np.random.default_rng(3)
-    X = np.column_stack([rng.integers(0, 6, 400), rng.normal(size=400)]).astype(float)
-    y = (np.isin(X[:, 0], [1, 4]) ^ (X[:, 1] > 1)).astype(float)
-    lb = lgb.train({"objective": "binary", "verbose": -1, "num_leaves": 4,
-                    "min_data_per_group": 5, "cat_smooth": 1},
-                   lgb.Dataset(X, label=y, categorical_feature=[0]), 3)
-    with pytest.raises(ValueError, match=r"tree 0, node \d+ \(feature 0\) is a categorical"):
-        Booster.from_lightgbm(lb)
+# ------------------------------------------------------------------ categorical splits
+FT = ["c", "q", "c"]  # feature 0: 40 categories (NaN too), 1 numeric, 2: 5 categories
+#: the codes predicted on: seen, unseen (8, 39 for feature 2; 40, 100, 1e9), negative,
+#: fractional (truncated; (-1, 0) is LightGBM's code 0, XGBoost's "negative") and missing
+PROBE_CODES = [0, 1, 2, 3, 4, 7, 8, 20, 39, 40, 100, 1e9, -1, -3, -0.5, 0.5, 2.7, np.nan]
 
 
-def test_an_xgboost_categorical_split_is_refused_naming_it():
-    rng = np.random.default_rng(4)
-    X = np.column_stack([rng.integers(0, 6, 400), rng.normal(size=400)]).astype(float)
-    y = np.isin(X[:, 0], [1, 4]).astype(float)
-    d = xgb.DMatrix(X, label=y, feature_types=["c", "q"], enable_categorical=True)
+def _categorical_data(n_classes, rows=600, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, 40, rows), rng.normal(size=rows),
+                         rng.integers(0, 5, rows)]).astype(float)
+    X[rng.random(rows) < 0.1, 0] = np.nan
+    score = (np.isin(np.nan_to_num(X[:, 0], nan=3) % 7, [0, 3, 5]) + (X[:, 1] > 0.3)
+             + (X[:, 2] == 1) + 0.3 * rng.normal(size=rows))
+    y = (score > 1.5) if n_classes == 2 else np.digitize(score, [0.8, 1.6])
+    probe = np.array([[a, b, c] for a in PROBE_CODES for b in (-1.0, 0.7)
+                      for c in (0, 1, 2, 7, -0.5, np.nan)])
+    return X, y.astype(float), np.vstack([X, probe])
+
+
+def _xgb_categorical_dmatrix(X, y=None):
+    return xgb.DMatrix(X, label=y, feature_types=FT, enable_categorical=True)
+
+
+def _split_sets(bst):
+    return [c for t in bst.trees for c in t.categories_right if c is not None]
+
+
+XGB_CAT_CASES = [(method, n_classes, onehot) for method in ("hist", "approx")
+                 for n_classes in (2, 3) for onehot in (1, 64)]
+
+
+@pytest.mark.parametrize("method, n_classes, onehot", XGB_CAT_CASES)
+def test_an_xgboost_categorical_model_predicts_what_xgboost_predicts(method, n_classes, onehot):
+    """Partition (max_cat_to_onehot=1) and one-hot (64: every split a set of one) splits,
+    on rows with seen, unseen, negative, fractional and missing codes."""
+    X, y, Xp = _categorical_data(n_classes)
+    params = {"tree_method": method, "max_depth": 4, "max_cat_to_onehot": onehot,
+              "objective": "binary:logistic" if n_classes == 2 else "multi:softprob",
+              **({"num_class": n_classes} if n_classes > 2 else {})}
+    xb = xgb.train(params, _xgb_categorical_dmatrix(X, y), 5)
+    bst = Booster.from_xgboost(xb)
+    sets = _split_sets(bst)
+    assert sets and (all(len(c) == 1 for c in sets) if onehot == 64
+                     else any(len(c) > 1 for c in sets))
+    theirs = xb.predict(_xgb_categorical_dmatrix(Xp), output_margin=True)
+    ours = bst.predict(Xp, output_margin=True)
+    bound = (5 + 2) * EPS32 * _abs_sum(bst, Xp)
+    if n_classes == 2:  # base_score kept as a float32 probability
+        p = 1.0 / (1.0 + np.exp(-bst.base_margin))
+        bound = bound + 4 * EPS32 / np.minimum(p, 1 - p)
+    assert np.all(np.abs(theirs - ours) <= bound), float(np.max(np.abs(theirs - ours) / bound))
+    # XGBoost's default sides kept (some splits send missing values with their set)
+    assert any(not t.default_left[n] for t in bst.trees
+               for n in np.flatnonzero(t.category_start >= 0))
+    # back to XGBoost: its own splits
+    back = bst.to_xgboost()
+    np.testing.assert_array_equal(back.predict(_xgb_categorical_dmatrix(Xp), output_margin=True),
+                                  theirs)
+
+
+def test_an_xgboost_model_of_a_dataframe_reads_its_category_codes(tmp_path):
+    pd = pytest.importorskip("pandas")
+    X, y, Xp = _categorical_data(2)
+
+    def frame(A):
+        return pd.DataFrame({"a": pd.Categorical.from_codes(np.nan_to_num(A[:, 0], nan=-1)
+                                                            .astype(int), [f"c{i}" for i in
+                                                                           range(40)]),
+                             "b": A[:, 1]})
+    ok = np.isnan(Xp[:, 0]) | np.isin(Xp[:, 0], np.arange(40))
+    Xp = Xp[ok][:, :2]
+    xb = xgb.train({"objective": "binary:logistic", "tree_method": "hist", "max_depth": 3,
+                    "max_cat_to_onehot": 1}, xgb.DMatrix(frame(X), y, enable_categorical=True), 4)
+    xb.save_model(str(tmp_path / "m.ubj"))
+    bst = Booster.from_xgboost(tmp_path / "m.ubj")
+    assert _split_sets(bst)
+    theirs = xb.predict(xgb.DMatrix(frame(Xp), enable_categorical=True), output_margin=True)
+    for data in (DMatrix(frame(Xp)), Xp):  # the frame's codes, or the codes themselves
+        np.testing.assert_allclose(bst.predict(data, output_margin=True), theirs,
+                                   rtol=2e-6, atol=2e-6)
+
+
+LGB_CAT_CASES = [(n_classes, onehot) for n_classes in (2, 3) for onehot in (4, 64)]
+
+
+@pytest.mark.parametrize("n_classes, onehot", LGB_CAT_CASES)
+def test_a_lightgbm_categorical_model_predicts_what_lightgbm_predicts(n_classes, onehot):
+    """Bitset splits (and max_cat_to_onehot=64: one-vs-rest, sets of one), NaN in training;
+    rows with seen, unseen, negative, fractional and missing codes."""
+    X, y, Xp = _categorical_data(n_classes)
+    params = {"objective": "binary" if n_classes == 2 else "multiclass", "verbose": -1,
+              "num_leaves": 8, "min_data_in_leaf": 5, "min_data_per_group": 5,
+              "cat_smooth": 1, "max_cat_to_onehot": onehot,
+              **({"num_class": n_classes} if n_classes > 2 else {})}
+    lb = lgb.train(params, lgb.Dataset(X, label=y, categorical_feature=[0, 2]), 5)
+    bst = Booster.from_lightgbm(lb)
+    sets = _split_sets(bst)
+    assert sets and (all(len(c) == 1 for c in sets) if onehot == 64
+                     else any(len(c) > 1 for c in sets))
+    theirs = lb.predict(Xp, raw_score=True)
+    ours = bst.predict(Xp, output_margin=True)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+    # back to LightGBM: its own splits; to XGBoost: the same but in (-1, 0)
+    np.testing.assert_allclose(bst.to_lightgbm().predict(Xp, raw_score=True), theirs,
+                               rtol=1e-12, atol=1e-12)
+    xgb_ours = bst.to_xgboost().predict(_xgb_categorical_dmatrix(Xp), output_margin=True)
+    codes = Xp[:, [0, 2]]
+    plain = ~np.any((codes > -1) & (codes < 0), axis=1)
+    np.testing.assert_allclose(xgb_ours[plain], theirs[plain], rtol=1e-5, atol=1e-5)
+
+
+def _lgb_stump(decision_type, words):
+    """A LightGBM model of one categorical split of feature 0 (bitset ``words``): 1.0 left
+    (the bitset's codes), 2.0 right."""
+    return "\n".join([
+        "tree", "version=v4", "num_class=1", "num_tree_per_iteration=1", "label_index=0",
+        "max_feature_idx=0", "feature_names=a", "feature_infos=0:1:2", "", "Tree=0",
+        "num_leaves=2", "num_cat=1", "split_feature=0", "split_gain=1", "threshold=0",
+        f"decision_type={decision_type}", "left_child=-1", "right_child=-2",
+        "leaf_value=1 2", "leaf_weight=1 1", "leaf_count=1 1", "internal_value=0",
+        "internal_weight=2", "internal_count=2", f"cat_boundaries=0 {len(words)}",
+        "cat_threshold=" + " ".join(map(str, words)), "is_linear=0", "shrinkage=1", "", "",
+        "end of trees", "", "pandas_categorical:null", ""])
+
+
+@pytest.mark.parametrize("decision_type", [1, 3, 5, 7, 9, 11])
+def test_lightgbm_categorical_routing_is_lightgbms_for_every_missing_type(decision_type):
+    """LightGBM casts x to int first: (-1, 0) is the code 0, NaN and huge values cast
+    negative and go right whatever the missing type and the default bit."""
+    x = np.array([0, 1, 2, 5, 32, 33, -0.0, -0.5, -0.99, -1, 0.99, 1.5, np.nan, 2.0 ** 24,
+                  2.0 ** 31, 1e10, -1e10])[:, None]
+    for words in ([1], [6], [2, 3], [0, 1]):  # {0}, {1, 2}, {1, 32, 33}, {32}
+        lb = lgb.Booster(model_str=_lgb_stump(decision_type, words))
+        bst = Booster.from_lightgbm(lb)
+        assert bst.trees[0].truncate_codes
+        np.testing.assert_array_equal(bst.predict(x, output_margin=True),
+                                      lb.predict(x, raw_score=True))
+    assert bst.predict(np.array([[-0.5]]), output_margin=True)[0] == 2.0  # {32}: 0 is out
+    zero = Booster.from_lightgbm(lgb.Booster(model_str=_lgb_stump(decision_type, [1])))
+    assert zero.predict(np.array([[-0.5]]), output_margin=True)[0] == 1.0  # the code 0
+
+
+def test_categories_apsplit_cannot_hold_are_refused_naming_tree_node_and_feature(tmp_path):
+    import json
+    X, y, _ = _categorical_data(2, rows=300)
     xb = xgb.train({"objective": "binary:logistic", "tree_method": "hist", "max_depth": 2,
-                    "max_cat_to_onehot": 1}, d, 2)
-    with pytest.raises(ValueError, match=r"tree 0, node \d+ \(feature 0\) is a categorical"):
-        Booster.from_xgboost(xb)
+                    "max_cat_to_onehot": 1}, _xgb_categorical_dmatrix(X, y), 2)
+    doc = json.loads(bytes(xb.save_raw("json")))
+    tree = doc["learner"]["gradient_booster"]["model"]["trees"][1]
+    node, feature = tree["categories_nodes"][0], tree["split_indices"][tree["categories_nodes"][0]]
+    for bad in (-1, 2 ** 24, 1.5):
+        tree["categories"][tree["categories_segments"][0]] = bad
+        with pytest.raises(ValueError, match=rf"tree 1, node {node} \(feature {feature}\) is a "
+                                             rf"categorical split on the category {bad:.17g}"):
+            Booster.from_xgboost(doc)
+    tree["categories_sizes"][0] = len(tree["categories"]) + 5
+    with pytest.raises(ValueError, match=rf"tree 1, node {node}: its categories segment"):
+        Booster.from_xgboost(doc)
+    # LightGBM: a bitset holding 2**24, and a threshold that indexes no bitset
+    text = _lgb_stump(9, [0] * (2 ** 24 // 32) + [1])
+    with pytest.raises(ValueError, match=r"tree 0, node 0 \(feature 0\) is a categorical "
+                                         r"split on the category 16777216"):
+        Booster.from_lightgbm(lgb.Booster(model_str=text))
+    path = tmp_path / "bad.txt"
+    path.write_text(_lgb_stump(9, [6]).replace("threshold=0", "threshold=3"))
+    with pytest.raises(ValueError, match=r"tree 0, node 0 \(feature 0\).*does not index"):
+        Booster.from_lightgbm(path)
+
+
+def test_an_xgboost_split_sending_missing_with_its_set_does_not_go_to_lightgbm():
+    X, y, _ = _categorical_data(2)
+    xb = xgb.train({"objective": "binary:logistic", "tree_method": "hist", "max_depth": 4,
+                    "max_cat_to_onehot": 1}, _xgb_categorical_dmatrix(X, y), 5)
+    bst = Booster.from_xgboost(xb)
+    assert any(not t.default_left[n] for t in bst.trees
+               for n in np.flatnonzero(t.category_start >= 0))
+    with pytest.raises(ValueError, match=r"tree \d+, node \d+ \(feature [02]\) sends a "
+                                         r"missing value right"):
+        bst.to_lightgbm()
+
+
+@pytest.mark.parametrize("library", ["xgboost", "lightgbm"])
+def test_train_continues_from_a_categorical_model(library):
+    X, y, Xp = _categorical_data(2)
+    if library == "xgboost":
+        model = xgb.train({"objective": "binary:logistic", "tree_method": "hist",
+                           "max_depth": 3, "max_cat_to_onehot": 1},
+                          _xgb_categorical_dmatrix(X, y), 5)
+    else:
+        model = lgb.train({"objective": "binary", "verbose": -1, "num_leaves": 8,
+                           "min_data_per_group": 5, "cat_smooth": 1},
+                          lgb.Dataset(X, label=y, categorical_feature=[0, 2]), 5)
+    imported = load_model(model)
+    params = {"objective": "binary:logistic", "max_depth": 3}
+    res = {}
+    dtrain = DMatrix(X, label=y, feature_types=FT)
+    bst = train(params, dtrain, 3, xgb_model=model, evals=[(dtrain, "train")],
+                evals_result=res, verbose_eval=False)
+    assert bst.num_boosted_rounds() == 8 and any(c is not None for t in bst.trees[5:]
+                                                 for c in t.categories_right)
+    np.testing.assert_array_equal(bst[:5].predict(Xp, output_margin=True),
+                                  imported.predict(Xp, output_margin=True))
+    m = imported.predict(X, output_margin=True)
+    start = float(np.mean(np.logaddexp(0, m) - y * m))
+    assert res["train"]["logloss"][0] < start and np.all(np.diff(res["train"]["logloss"]) < 0)
+    with pytest.raises(ValueError, match=r"splits the features \[0(, 2)?\] by categories but "
+                                         r"dtrain has them numeric"):
+        train(params, DMatrix(X, label=y), 1, xgb_model=model)
+
+
+def test_newton_tree_from_arrays_takes_categorical_splits():
+    from apsplit.newton import NewtonTree
+    args = ([0, -1, -1], [np.nan] * 3, [True, False, False], [1, -1, -1], [2, -1, -1],
+            [0.0, -1.0, 2.0])
+    x = np.array([[3.0], [5.0], [4.0], [-0.5], [0.0], [np.nan], [5.7]])
+    t = NewtonTree.from_arrays(*args, n_features=1, categories_right=[[5, 0, 3], None, None])
+    np.testing.assert_array_equal(t.categories_right[0], [0, 3, 5])
+    np.testing.assert_array_equal(t.predict(x), [2, 2, -1, -1, 2, -1, 2])
+    t = NewtonTree.from_arrays(*args, n_features=1, categories_right=[[0], None, None],
+                               truncate_codes=True)
+    np.testing.assert_array_equal(t.predict(x), [-1, -1, -1, 2, 2, -1, -1])
+    with pytest.raises(ValueError, match="node 1 is a leaf but has categories"):
+        NewtonTree.from_arrays(*args, n_features=1, categories_right=[None, [1], None])
+    with pytest.raises(ValueError, match="node 0 sends the category 1.5 right"):
+        NewtonTree.from_arrays(*args, n_features=1, categories_right=[[1.5], None, None])
+    with pytest.raises(ValueError, match="categories_right has 2 entries"):
+        NewtonTree.from_arrays(*args, n_features=1, categories_right=[None, None])
 
 
 def test_a_linear_lightgbm_tree_is_refused():
