@@ -31,10 +31,13 @@ within ``(T + 1) * eps32 * (|base| + sum |leaf|)``: measured 5.0e-8 relative,
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from apsplit.adapters import Booster, DMatrix, train
 from apsplit.adapters.model_import import load_model
 from samples import bundled_sample
+from strategies import scaled
 
 xgb = pytest.importorskip("xgboost")
 lgb = pytest.importorskip("lightgbm")
@@ -517,6 +520,48 @@ def test_lightgbm_categorical_routing_is_lightgbms_for_every_missing_type(decisi
     assert bst.predict(np.array([[-0.5]]), output_margin=True)[0] == 2.0  # {32}: 0 is out
     zero = Booster.from_lightgbm(lgb.Booster(model_str=_lgb_stump(decision_type, [1])))
     assert zero.predict(np.array([[-0.5]]), output_margin=True)[0] == 1.0  # the code 0
+
+
+_CODE_VALUES = st.one_of(st.integers(-3, 75).map(float), st.floats(-2.0, 75.0),
+                        st.sampled_from([np.nan, -0.0, 2.0 ** 24 - 1, 2.0 ** 24, 1e10, -1e10]))
+
+
+@settings(max_examples=scaled(0.05))
+@given(codes=st.sets(st.integers(0, 70), min_size=1, max_size=12), default_left=st.booleans(),
+       values=st.lists(_CODE_VALUES, min_size=1, max_size=40))
+def test_an_xgboost_categorical_stump_routes_any_value_as_xgboost(codes, default_left, values):
+    """A one-split XGBoost model of any code set (XGBoost refuses an empty one) and default
+    side (loaded by XGBoost from the JSON apsplit writes), read back: every value goes
+    where XGBoost sends it."""
+    from apsplit.adapters.objectives import get_objective
+    from apsplit.newton import NewtonTree
+    tree = NewtonTree.from_arrays([0, -1, -1], [np.nan] * 3, [default_left, False, False],
+                                  [1, -1, -1], [2, -1, -1], [0.0, 1.0, 2.0], n_features=1,
+                                  categories_right=[sorted(codes), None, None])
+    bst = Booster(get_objective("reg:squarederror"), 1, [0.0], 1)
+    bst.trees.append(tree)
+    bst.tree_info.append(0)
+    xb = bst.to_xgboost()
+    x = np.array(values)[:, None]
+    np.testing.assert_array_equal(
+        Booster.from_xgboost(xb).predict(x, output_margin=True),
+        xb.predict(xgb.DMatrix(x, feature_types=["c"], enable_categorical=True),
+                   output_margin=True))
+
+
+@settings(max_examples=scaled(0.1))
+@given(codes=st.sets(st.integers(0, 70), max_size=12),
+       decision_type=st.sampled_from([1, 3, 5, 7, 9, 11]),
+       values=st.lists(_CODE_VALUES, min_size=1, max_size=40))
+def test_a_lightgbm_categorical_stump_routes_any_value_as_lightgbm(codes, decision_type,
+                                                                   values):
+    words = [0] * (max(codes, default=0) // 32 + 1)
+    for c in codes:
+        words[c // 32] |= 1 << (c % 32)
+    lb = lgb.Booster(model_str=_lgb_stump(decision_type, words))
+    x = np.array(values)[:, None]
+    np.testing.assert_array_equal(Booster.from_lightgbm(lb).predict(x, output_margin=True),
+                                  lb.predict(x, raw_score=True))
 
 
 def test_categories_apsplit_cannot_hold_are_refused_naming_tree_node_and_feature(tmp_path):
