@@ -475,20 +475,22 @@ def _start_margin(booster, d):
     return margin.astype(np.float32)
 
 
-def _use_xgboost_thresholds(tree):
-    """Route new values as XGBoost does: ``threshold`` becomes the largest float32 below
-    XGBoost's t (``NewtonTree.xgboost_split_conditions``), so that ``x <= threshold`` on
-    float32 data is XGBoost's ``x < t``.  The training rows' partition is unchanged
-    (left_value <= threshold < right_value still holds); a value between the two, such
-    as their midpoint, now goes where XGBoost sends it."""
-    split = tree.feature >= 0
+def _use_xgboost_thresholds(trees):
+    """Route new values as XGBoost does: every split's ``threshold`` (of each of the round's
+    ``trees``) becomes the largest float32 below XGBoost's t
+    (``NewtonTree.xgboost_split_conditions``), so that ``x <= threshold`` on float32 data
+    is XGBoost's ``x < t``.  The training rows' partition is unchanged (left_value <=
+    threshold < right_value still holds); a value between the two, such as their
+    midpoint, now goes where XGBoost sends it.  One array computation for the round."""
+    split = np.concatenate([tree.feature for tree in trees]) >= 0
     if not split.any():
         return
-    t = tree.xgboost_split_conditions()
-    below = np.nextafter(t[split], np.float32(-np.inf)).astype(np.float64)
-    threshold = np.array(tree.threshold, dtype=np.float64, copy=True)
-    threshold[split] = below
-    tree.threshold = threshold
+    t = newton.xgboost_conditions(trees)
+    threshold = np.concatenate([tree.threshold for tree in trees]).astype(np.float64)
+    threshold[split] = np.nextafter(t[split], np.float32(-np.inf)).astype(np.float64)
+    ends = np.cumsum([tree.node_count for tree in trees])[:-1]
+    for tree, part in zip(trees, np.split(threshold, ends)):
+        tree.threshold = part
 
 
 def _leaf_values32(tree):
@@ -694,8 +696,8 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
                                              colsample_bynode=bynode, seed=seeds[k])
                      for k in range(n_outputs)]
         record["seconds"] += time.perf_counter() - t0
+        _use_xgboost_thresholds(trees)
         for k, tree in enumerate(trees):
-            _use_xgboost_thresholds(tree)
             record["nodes"] += int(tree.node_count)
             a = getattr(tree, "assessments", None)
             if a is not None:

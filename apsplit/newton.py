@@ -499,13 +499,21 @@ class NewtonTree:
         which separates them; only adjacent float32 values meet it.)  Raises ValueError
         if two values the split separates are one float32.
         """
-        out = np.full(self.node_count, np.nan, np.float32)
-        split = (self.feature != LEAF) & (self.category_start < 0)
-        out[split] = _xgboost_thresholds(self.left_value[split], self.right_value[split])
-        return out
+        return xgboost_conditions([self])
 
     def __repr__(self):
         return f"NewtonTree({self.node_count} nodes, depth {self.max_depth})"
+
+
+def xgboost_conditions(trees):
+    """``NewtonTree.xgboost_split_conditions`` of every node of ``trees``, concatenated in
+    their order (one array computation for the trees of a boosting round)."""
+    def joined(name):
+        return np.concatenate([getattr(tree, name) for tree in trees])
+    out = np.full(sum(tree.node_count for tree in trees), np.nan, np.float32)
+    split = (joined("feature") != LEAF) & (joined("category_start") < 0)
+    out[split] = _xgboost_thresholds(joined("left_value")[split], joined("right_value")[split])
+    return out
 
 
 def xgboost_threshold(left_value, right_value):
