@@ -3,6 +3,8 @@
     data = NewtonData(X)                      # binned once, reused every round
     tree = grow_newton_tree(data, grad, hess, NewtonParams(max_depth=6))
     tree.predict(X)                           # leaf values, learning rate included
+    trees = grow_newton_forest(data, G, H, NewtonParams())   # (n, K) gradients: a round's
+                                                             # K trees in one call
 
 The criterion, the scan and their proofs are in ``kernels/newton_split.py``
 (categorical features: ``kernels/newton_categorical.py``),
