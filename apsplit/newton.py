@@ -568,9 +568,9 @@ def colsample_count(fraction, n_features):
     return max(1, int(np.float32(fraction) * np.float32(n_features)))
 
 
-def _check_gradient(values, what, n_rows, ndim=1):
-    """``values`` as a float64 array of ``ndim`` dimensions and ``n_rows`` rows, finite
-    (``what = "hess"``: and non-negative); a TypeError or ValueError naming the problem."""
+def _check_gradient(values, what, n_rows, ndim=1, non_negative=False):
+    """``values`` as a float64 array of ``ndim`` dimensions and ``n_rows`` rows, finite (and
+    >= 0 if ``non_negative``); a TypeError or ValueError naming the problem."""
     try:
         arr = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -585,10 +585,10 @@ def _check_gradient(values, what, n_rows, ndim=1):
     if not np.all(np.isfinite(arr)):
         bad = "NaN" if np.isnan(arr).any() else "inf"
         raise ValueError(f"{what} contains {bad}")
-    if what == "hess" and np.any(arr < 0):
+    if non_negative and np.any(arr < 0):
         row = int(np.argwhere(arr < 0)[0][0])
-        raise ValueError(f"hess has negative entries (row {row}); Newton trees need hessians "
-                         f">= 0 (XGBoost would drop those rows)")
+        raise ValueError(f"{what} has negative entries (row {row}); Newton trees need "
+                         f"hessians >= 0 (XGBoost would drop those rows)")
     return np.ascontiguousarray(arr)
 
 
@@ -672,7 +672,7 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
                          f"got {weight_order!r}")
     rows, features = _check_growth(data, params, crit, rows, features)
     grad = _check_gradient(grad, "grad", data.n_rows)
-    hess = _check_gradient(hess, "hess", data.n_rows)
+    hess = _check_gradient(hess, "hess", data.n_rows, non_negative=True)
     if method != "exhaustive" and data.categorical[features].any():
         raise ValueError(f"method={method!r} does not split categorical features yet (the "
                          f"candidates include the categorical features "
@@ -713,7 +713,7 @@ def grow_newton_forest(data, grad, hess, params, rows=None, features=None, crite
     crit = get_criterion(criterion)
     rows, features = _check_growth(data, params, crit, rows, features)
     grad = _check_gradient(grad, "grad", data.n_rows, ndim=2)
-    hess = _check_gradient(hess, "hess", data.n_rows, ndim=2)
+    hess = _check_gradient(hess, "hess", data.n_rows, ndim=2, non_negative=True)
     if grad.shape != hess.shape:
         raise ValueError(f"grad and hess must have one shape, got {grad.shape} and {hess.shape}")
     n_trees = grad.shape[1]
