@@ -5,7 +5,8 @@ signature and semantics; each round computes the objective's gradients
 and hessians at the current margins (float32 values, as XGBoost's
 ``GradientPair``: see ``adapters.objectives``) and grows one tree per output
 with ``apsplit.newton.grow_newton_tree`` (one per class per round for
-``multi:*``).  Parameters, by XGBoost's names and aliases:
+``multi:*``: the exhaustive method grows a round's trees in one call,
+``apsplit.newton.grow_newton_forest``, the same trees).  Parameters, by XGBoost's names and aliases:
 
 ====================================  =============================================
 eta, learning_rate                    shrinkage (0.3)
@@ -474,20 +475,22 @@ def _start_margin(booster, d):
     return margin.astype(np.float32)
 
 
-def _use_xgboost_thresholds(tree):
-    """Route new values as XGBoost does: ``threshold`` becomes the largest float32 below
-    XGBoost's t (``NewtonTree.xgboost_split_conditions``), so that ``x <= threshold`` on
-    float32 data is XGBoost's ``x < t``.  The training rows' partition is unchanged
-    (left_value <= threshold < right_value still holds); a value between the two, such
-    as their midpoint, now goes where XGBoost sends it."""
-    split = tree.feature >= 0
+def _use_xgboost_thresholds(trees):
+    """Route new values as XGBoost does: every split's ``threshold`` (of each of the round's
+    ``trees``) becomes the largest float32 below XGBoost's t
+    (``NewtonTree.xgboost_split_conditions``), so that ``x <= threshold`` on float32 data
+    is XGBoost's ``x < t``.  The training rows' partition is unchanged (left_value <=
+    threshold < right_value still holds); a value between the two, such as their
+    midpoint, now goes where XGBoost sends it.  One array computation for the round."""
+    split = np.concatenate([tree.feature for tree in trees]) >= 0
     if not split.any():
         return
-    t = tree.xgboost_split_conditions()
-    below = np.nextafter(t[split], np.float32(-np.inf)).astype(np.float64)
-    threshold = np.array(tree.threshold, dtype=np.float64, copy=True)
-    threshold[split] = below
-    tree.threshold = threshold
+    t = newton.xgboost_conditions(trees)
+    threshold = np.concatenate([tree.threshold for tree in trees]).astype(np.float64)
+    threshold[split] = np.nextafter(t[split], np.float32(-np.inf)).astype(np.float64)
+    ends = np.cumsum([tree.node_count for tree in trees])[:-1]
+    for tree, part in zip(trees, np.split(threshold, ends)):
+        tree.threshold = part
 
 
 def _leaf_values32(tree):
@@ -681,19 +684,27 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
         assessments = 0
         if rows is not None and rows.size == 0:  # nothing drawn: one leaf of value 0
             rows, grad, hess = None, np.zeros_like(grad), np.zeros_like(hess)
-        for k in range(n_outputs):
-            # the per-level and per-node draws: a seed per tree from the round's stream
-            draw_seed = int(rng.integers(2 ** 63)) if min(bylevel, bynode) < 1.0 else 0
-            t0 = time.perf_counter()
-            tree = newton.grow_newton_tree(data, np.ascontiguousarray(grad[:, k]),
-                                           np.ascontiguousarray(hess[:, k]), tree_params,
-                                           rows=rows, features=features,
-                                           method=p.method, weight_order=p.weight_order,
-                                           criterion=p.criterion,
-                                           colsample_bylevel=bylevel, colsample_bynode=bynode,
-                                           seed=draw_seed)
-            record["seconds"] += time.perf_counter() - t0
-            _use_xgboost_thresholds(tree)
+        # the per-level and per-node draws: a seed per tree from the round's stream
+        seeds = [int(rng.integers(2 ** 63)) if min(bylevel, bynode) < 1.0 else 0
+                 for _ in range(n_outputs)]
+        t0 = time.perf_counter()
+        if n_outputs > 1 and p.method == "exhaustive":  # one call for the round's trees
+            trees = newton.grow_newton_forest(data, grad, hess, tree_params, rows=rows,
+                                              features=features, criterion=p.criterion,
+                                              colsample_bylevel=bylevel,
+                                              colsample_bynode=bynode, seeds=seeds)
+        else:
+            trees = [newton.grow_newton_tree(data, np.ascontiguousarray(grad[:, k]),
+                                             np.ascontiguousarray(hess[:, k]), tree_params,
+                                             rows=rows, features=features,
+                                             method=p.method, weight_order=p.weight_order,
+                                             criterion=p.criterion,
+                                             colsample_bylevel=bylevel,
+                                             colsample_bynode=bynode, seed=seeds[k])
+                     for k in range(n_outputs)]
+        record["seconds"] += time.perf_counter() - t0
+        _use_xgboost_thresholds(trees)
+        for k, tree in enumerate(trees):
             record["nodes"] += int(tree.node_count)
             a = getattr(tree, "assessments", None)
             if a is not None:

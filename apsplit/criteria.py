@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 
 from numba.extending import is_jitted
 
-from .kernels import newton_grow, newton_search
+from .kernels import newton_forest, newton_grow, newton_search
 from .kernels.newton_split import Params, newton_score, newton_weight
 
 __all__ = ["register_criterion", "available_criteria", "get_criterion", "Criterion"]
@@ -83,6 +83,7 @@ class Criterion:
     bounds: object = None
     _grower: object = field(default=None, repr=False)
     _batched: object = field(default=None, repr=False)
+    _round: object = field(default=None, repr=False)
 
     def _label(self):
         return "user_" + re.sub(r"\W", "_", self.name) + f"_{next(_SERIAL)}"
@@ -91,6 +92,13 @@ class Criterion:
         if self._grower is None:
             self._grower = newton_grow.specialise(self.score, self.weight, self._label())
         return self._grower
+
+    def round_grower(self):
+        """The grower of a round's K trees (``newton_forest.specialise`` of ``grower()``),
+        compiled at the first round."""
+        if self._round is None:
+            self._round = newton_forest.specialise(self.grower(), self._label())
+        return self._round
 
     def batched_grower(self):
         """The grower of quick and adaptive (``newton_search.specialise``), compiled at the
@@ -107,6 +115,7 @@ _SERIAL = itertools.count(1)  # tells apart the growers of criteria registered u
 _REGISTRY = {BUILT_IN: Criterion(BUILT_IN, newton_score, newton_weight, built_in=True,
                                  bounds="convex (kernels/newton_bounds.py)",
                                  _grower=newton_grow.grow_newton,
+                                 _round=newton_forest.grow_round_newton,
                                  _batched=newton_search.grow_batched_newton)}
 
 

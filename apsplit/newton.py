@@ -3,6 +3,8 @@
     data = NewtonData(X)                      # binned once, reused every round
     tree = grow_newton_tree(data, grad, hess, NewtonParams(max_depth=6))
     tree.predict(X)                           # leaf values, learning rate included
+    trees = grow_newton_forest(data, G, H, NewtonParams())   # (n, K) gradients: a round's
+                                                             # K trees in one call
 
 The criterion, the scan and their proofs are in ``kernels/newton_split.py``
 (categorical features: ``kernels/newton_categorical.py``),
@@ -56,8 +58,8 @@ from .kernels.newton_categorical import MAX_CATEGORY
 from .kernels.newton_grow import NO_DRAW, ColumnDraw
 from .kernels.newton_split import Columns, Params
 
-__all__ = ["NewtonParams", "NewtonData", "NewtonTree", "grow_newton_tree", "METHODS",
-           "WEIGHT_ORDERS"]
+__all__ = ["NewtonParams", "NewtonData", "NewtonTree", "grow_newton_tree", "grow_newton_forest",
+           "METHODS", "WEIGHT_ORDERS"]
 
 METHODS = ("exhaustive", "quick", "adaptive")
 LEAF = -1
@@ -519,10 +521,7 @@ class NewtonTree:
         which separates them; only adjacent float32 values meet it.)  Raises ValueError
         if two values the split separates are one float32.
         """
-        out = np.full(self.node_count, np.nan, np.float32)
-        split = (self.feature != LEAF) & (self.category_start < 0)
-        out[split] = _xgboost_thresholds(self.left_value[split], self.right_value[split])
-        return out
+        return xgboost_conditions([self])
 
     def __repr__(self):
         return f"NewtonTree({self.node_count} nodes, depth {self.max_depth})"
@@ -555,6 +554,17 @@ def _category_arrays(categories_right, split):
     return start, count, np.concatenate(codes) if codes else np.empty(0, np.int64)
 
 
+def xgboost_conditions(trees):
+    """``NewtonTree.xgboost_split_conditions`` of every node of ``trees``, concatenated in
+    their order (one array computation for the trees of a boosting round)."""
+    def joined(name):
+        return np.concatenate([getattr(tree, name) for tree in trees])
+    out = np.full(sum(tree.node_count for tree in trees), np.nan, np.float32)
+    split = (joined("feature") != LEAF) & (joined("category_start") < 0)
+    out[split] = _xgboost_thresholds(joined("left_value")[split], joined("right_value")[split])
+    return out
+
+
 def xgboost_threshold(left_value, right_value):
     """XGBoost's float32 threshold (``x < t`` goes left) of a split between two consecutive
     present values (``NewtonTree.left_value``/``right_value``, +-inf for a split of every
@@ -585,13 +595,18 @@ def column_draw(n_candidates, colsample_bylevel, colsample_bynode, seed):
     ``colsample_count(bylevel, n_candidates)``, per node ``colsample_count(bynode, that)``."""
     bylevel = v.check_fraction(colsample_bylevel, "colsample_bylevel")
     bynode = v.check_fraction(colsample_bynode, "colsample_bynode")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) \
-            or not 0 <= seed < 2 ** 63:
-        raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}")
+    _check_seed(seed)
     if bylevel == 1.0 and bynode == 1.0:
         return NO_DRAW
     per_level = colsample_count(bylevel, n_candidates)
     return ColumnDraw(per_level, colsample_count(bynode, per_level), int(seed))
+
+
+def _check_seed(seed, what="seed"):
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) \
+            or not 0 <= seed < 2 ** 63:
+        raise ValueError(f"{what} must be an integer in [0, 2**63), got {seed!r}")
+    return int(seed)
 
 
 def colsample_count(fraction, n_features):
@@ -600,19 +615,57 @@ def colsample_count(fraction, n_features):
     return max(1, int(np.float32(fraction) * np.float32(n_features)))
 
 
-def _check_gradient(values, what, n_rows):
+def _check_gradient(values, what, n_rows, ndim=1, non_negative=False):
+    """``values`` as a float64 array of ``ndim`` dimensions and ``n_rows`` rows, finite (and
+    >= 0 if ``non_negative``); a TypeError or ValueError naming the problem."""
     try:
         arr = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{what} must be numeric: {exc}") from None
-    if arr.ndim != 1:
-        raise ValueError(f"{what} must be 1-dimensional (one value per row), got shape {arr.shape}")
+    if arr.ndim != ndim:
+        shape = "1-dimensional (one value per row)" if ndim == 1 else \
+            "2-dimensional (one row per row of the data, one column per tree)"
+        raise ValueError(f"{what} must be {shape}, got shape {arr.shape}")
     if arr.shape[0] != n_rows:
-        raise ValueError(f"{what} has {arr.shape[0]} entries but the data has {n_rows} rows")
+        unit = "entries" if ndim == 1 else "rows"
+        raise ValueError(f"{what} has {arr.shape[0]} {unit} but the data has {n_rows} rows")
     if not np.all(np.isfinite(arr)):
         bad = "NaN" if np.isnan(arr).any() else "inf"
         raise ValueError(f"{what} contains {bad}")
+    if non_negative and np.any(arr < 0):
+        row = int(np.argwhere(arr < 0)[0][0])
+        raise ValueError(f"{what} has negative entries (row {row}); Newton trees need "
+                         f"hessians >= 0 (XGBoost would drop those rows)")
     return np.ascontiguousarray(arr)
+
+
+def _check_growth(data, params, crit, rows, features):
+    """(rows, features), checked and sorted, after the checks every Newton grower makes."""
+    if not isinstance(data, NewtonData):
+        raise TypeError(f"data must be an apsplit.newton.NewtonData, got {type(data).__name__}; "
+                        f"wrap X as NewtonData(X)")
+    if not isinstance(params, NewtonParams):
+        raise TypeError(f"params must be a NewtonParams, got {type(params).__name__}")
+    if data.categorical.any() and not crit.built_in:
+        raise ValueError(f"criterion {crit.name!r} cannot split the categorical features "
+                         f"{np.flatnonzero(data.categorical).tolist()}: the exact search of "
+                         f"categorical splits uses the convexity of the built-in 'newton' "
+                         f"score (kernels.newton_categorical)")
+    # check_indices(None) is already sorted: sorting it again was 3% of a boosting fit
+    rows = v.check_indices(rows, data.n_rows, "rows") if rows is None else \
+        np.sort(v.check_indices(rows, data.n_rows, "rows"))
+    features = v.check_indices(features, data.n_features, "features") if features is None \
+        else np.sort(v.check_indices(features, data.n_features, "features"))
+    return rows, features
+
+
+def _exhaustive_tree(kernel_tree, data, params):
+    """The ``NewtonTree`` of an exhaustive grower's tree, with its ``assessments``."""
+    tree = NewtonTree(kernel_tree, data.n_features, params.learning_rate)
+    searched = tree.node_features > 0
+    tree.assessments = int(np.dot(tree.n_node_samples[searched],
+                                  tree.node_features[searched]))
+    return tree
 
 
 def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method="exhaustive",
@@ -664,26 +717,9 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
     if not isinstance(weight_order, str) or weight_order not in WEIGHT_ORDERS:
         raise ValueError(f"weight_order must be one of {sorted(WEIGHT_ORDERS)}, "
                          f"got {weight_order!r}")
-    if not isinstance(data, NewtonData):
-        raise TypeError(f"data must be an apsplit.newton.NewtonData, got {type(data).__name__}; "
-                        f"wrap X as NewtonData(X)")
-    if not isinstance(params, NewtonParams):
-        raise TypeError(f"params must be a NewtonParams, got {type(params).__name__}")
-    if data.categorical.any() and not crit.built_in:
-        raise ValueError(f"criterion {criterion!r} cannot split the categorical features "
-                         f"{np.flatnonzero(data.categorical).tolist()}: the exact search of "
-                         f"categorical splits uses the convexity of the built-in 'newton' "
-                         f"score (kernels.newton_categorical)")
+    rows, features = _check_growth(data, params, crit, rows, features)
     grad = _check_gradient(grad, "grad", data.n_rows)
-    hess = _check_gradient(hess, "hess", data.n_rows)
-    if np.any(hess < 0):
-        raise ValueError(f"hess has negative entries (row {int(np.argmax(hess < 0))}); Newton "
-                         f"trees need hessians >= 0 (XGBoost would drop those rows)")
-    # check_indices(None) is already sorted: sorting it again was 3% of a boosting fit
-    rows = v.check_indices(rows, data.n_rows, "rows") if rows is None else \
-        np.sort(v.check_indices(rows, data.n_rows, "rows"))
-    features = v.check_indices(features, data.n_features, "features") if features is None \
-        else np.sort(v.check_indices(features, data.n_features, "features"))
+    hess = _check_gradient(hess, "hess", data.n_rows, non_negative=True)
     if method != "exhaustive" and data.categorical[features].any():
         raise ValueError(f"method={method!r} does not split categorical features yet (the "
                          f"candidates include the categorical features "
@@ -695,11 +731,7 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
     if method == "exhaustive":
         kernel_tree = crit.grower()(data.columns(), gh, rows, features,
                                     params.kernel_params(rows.size), draw)
-        tree = NewtonTree(kernel_tree, data.n_features, params.learning_rate)
-        searched = tree.node_features > 0
-        tree.assessments = int(np.dot(tree.n_node_samples[searched],
-                                      tree.node_features[searched]))
-        return tree
+        return _exhaustive_tree(kernel_tree, data, params)
     key = np.ascontiguousarray(WEIGHT_ORDERS[weight_order](grad, hess), dtype=np.float64)
     order = rows[np.argsort(-key[rows], kind="stable")]
     search = newton_search.Search(*data.rank_codes(), order, key,
@@ -710,3 +742,40 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
     tree = NewtonTree(kernel_tree, data.n_features, params.learning_rate)
     tree.assessments = int(search.assessments[0])
     return tree
+
+
+def grow_newton_forest(data, grad, hess, params, rows=None, features=None, criterion="newton",
+                       colsample_bylevel=1.0, colsample_bynode=1.0, seeds=None):
+    """The K trees of a boosting round, one per column of ``grad``/``hess``, in one call.
+
+    ``grad``, ``hess`` : arrays of shape (data.n_rows, K), finite, hess >= 0; ``seeds`` : K
+    integers in [0, 2**63) seeding each tree's column draws (default 0 each).  The other
+    arguments are ``grow_newton_tree``'s (the trees share ``rows`` and ``features``); the
+    method is exhaustive.  Tree t equals, array for array, ``grow_newton_tree(data,
+    grad[:, t], hess[:, t], params, rows, features, criterion=criterion,
+    colsample_bylevel=..., colsample_bynode=..., seed=seeds[t])``: the kernel
+    (``kernels/newton_forest.py``) calls that tree grower K times, and the checks, the
+    copies of the gradients and the dispatch are made once per round instead of per tree.
+    """
+    crit = get_criterion(criterion)
+    rows, features = _check_growth(data, params, crit, rows, features)
+    grad = _check_gradient(grad, "grad", data.n_rows, ndim=2)
+    hess = _check_gradient(hess, "hess", data.n_rows, ndim=2, non_negative=True)
+    if grad.shape != hess.shape:
+        raise ValueError(f"grad and hess must have one shape, got {grad.shape} and {hess.shape}")
+    n_trees = grad.shape[1]
+    if n_trees == 0:
+        raise ValueError("grad and hess have no columns: a round needs at least one tree")
+    if seeds is None:
+        seeds = np.zeros(n_trees, np.int64)
+    else:
+        seeds = [_check_seed(seed, "seeds") for seed in seeds]
+        if len(seeds) != n_trees:
+            raise ValueError(f"seeds has {len(seeds)} entries, grad and hess {n_trees} columns")
+        seeds = np.array(seeds, np.int64)
+    gh = np.empty((n_trees, data.n_rows, 2))
+    gh[:, :, 0], gh[:, :, 1] = grad.T, hess.T
+    draw = column_draw(features.size, colsample_bylevel, colsample_bynode, 0)  # seeds: per tree
+    kernel_trees = crit.round_grower()(data.columns(), gh, rows, features,
+                                       params.kernel_params(rows.size), draw, seeds)
+    return [_exhaustive_tree(t, data, params) for t in kernel_trees]

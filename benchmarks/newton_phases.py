@@ -4,7 +4,8 @@
         [--rounds 100]
 
 ``train`` (100 rounds, depth 6, eta 0.3, lambda 1, one tree per class and round) on each
-bundled set, with a copy of ``kernels.newton_grow._grow`` that reads a clock (numba's
+bundled set, with a copy of ``kernels.newton_grow._grow`` (also in the round grower of
+multi-class fits, ``kernels.newton_forest``) that reads a clock (numba's
 ``objmode``, a few microseconds a call) between its phases: the level statistics
 (``level_stats`` and the nodes' weights), the scans (every feature's passes), and the
 splits with the row moves; "rest" is the grower's other work (allocation, pruning,
@@ -25,7 +26,7 @@ from numba import njit, objmode
 from apsplit import criteria
 from apsplit.adapters import DMatrix, train
 from apsplit.experiments.stock import load_split
-from apsplit.kernels import newton_grow
+from apsplit.kernels import newton_forest, newton_grow
 
 PHASES = ("level_stats", "scans", "splits and moves")
 _TOTALS = np.zeros(len(PHASES))
@@ -103,7 +104,9 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=100)
     args = parser.parse_args(argv)
     crit = criteria.get_criterion("newton")
-    object.__setattr__(crit, "_grower", _timed_grower())
+    timed = _timed_grower()
+    object.__setattr__(crit, "_grower", timed)  # one tree, and a round's trees (multi-class)
+    object.__setattr__(crit, "_round", newton_forest.specialise(timed, "timed"))
     try:
         header = ["dataset", "trees", "fit s"] + list(PHASES) + ["rest of grower", "outside"]
         print(" | ".join(header))
@@ -113,6 +116,7 @@ def main(argv=None):
                              + [f"{s / fit:.0%}" for s in shares]), flush=True)
     finally:
         object.__setattr__(crit, "_grower", newton_grow.grow_newton)
+        object.__setattr__(crit, "_round", newton_forest.grow_round_newton)
 
 
 if __name__ == "__main__":

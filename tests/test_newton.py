@@ -25,7 +25,7 @@ import newton_oracle as oracle
 from apsplit.experiments.loaders import load_bundled
 from apsplit.kernels.newton_grow import compact_columns
 from apsplit.newton import (NewtonData, NewtonParams, NewtonTree, grow_newton_tree,
-                            xgboost_threshold)
+                            xgboost_conditions, xgboost_threshold)
 from strategies import scaled
 
 EPS = np.finfo(float).eps
@@ -787,3 +787,17 @@ def test_ties_follow_xgboosts_order():
         xt = xgboost_trees(X, lambda margin: (g, h), p)[0][0]
         assert xt["split_indices"][0] == 0 and bool(xt["default_left"][0]) == default_left
         assert np.float32(xt["split_conditions"][0]) == tree.xgboost_split_conditions()[0]
+
+
+def test_xgboost_conditions_of_several_trees_are_each_trees():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 3))
+    X[rng.random(X.shape) < 0.2] = np.nan
+    data = NewtonData(X)
+    trees = [grow(X, rng.normal(size=60), np.ones(60), NewtonParams(max_depth=d))
+             for d in (1, 3, 2)]
+    trees.append(grow_newton_tree(data, np.zeros(60), np.ones(60), NewtonParams()))  # a leaf
+    joined = xgboost_conditions(trees)
+    expected = np.concatenate([t.xgboost_split_conditions() for t in trees])
+    assert joined.dtype == np.float32 and np.sum(~np.isnan(joined)) > 3
+    np.testing.assert_array_equal(joined, expected)

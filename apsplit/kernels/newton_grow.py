@@ -63,8 +63,15 @@ from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Level, Rows, make_best,
 
 LEAF = -1
 
-_SPLIT_SOURCE_TAG = hashlib.sha1(Path(newton_split.__file__).read_bytes()
-                                 + Path(newton_categorical.__file__).read_bytes()).hexdigest()[:12]
+
+def split_source_tag(*files):
+    """A hash of the scan kernels' source (``newton_split``, ``newton_categorical``) and of
+    ``files``: the tag in a cached grower's name (``specialise``)."""
+    paths = (newton_split.__file__, newton_categorical.__file__) + files
+    return hashlib.sha1(b"".join(Path(p).read_bytes() for p in paths)).hexdigest()[:12]
+
+
+_SPLIT_SOURCE_TAG = split_source_tag()
 
 # The criterion of ``_grow`` and the level grower of ``_grow_tree``: free names of the
 # templates, bound per criterion by ``specialise`` (placeholders here).
@@ -482,18 +489,19 @@ def specialise(score, weight, name, cache=False):
     """
     if cache:
         name = f"{name}_{_SPLIT_SOURCE_TAG}"
+    names = {"score": score, "weight": weight}
+    names["grow"] = bind_globals(_grow, f"grow_{name}_levels", cache, names)
+    return bind_globals(_grow_tree, f"grow_{name}", cache, names)
 
-    def bind(template, qualname, extra):
-        env = dict(template.__globals__)
-        env.update(score=score, weight=weight, **extra)
-        fn = FunctionType(template.__code__, env, qualname, template.__defaults__,
-                          template.__closure__)
-        fn.__qualname__ = qualname
-        fn.__doc__ = template.__doc__
-        return njit(cache=cache)(fn)
 
-    grow_fn = bind(_grow, f"grow_{name}_levels", {})
-    return bind(_grow_tree, f"grow_{name}", {"grow": grow_fn})
+def bind_globals(template, qualname, cache, names):
+    """``template`` jitted under ``qualname`` with the free names ``names`` (a dict) bound
+    as its globals: compile-time constants of the compiled function."""
+    fn = FunctionType(template.__code__, {**template.__globals__, **names}, qualname,
+                      template.__defaults__, template.__closure__)
+    fn.__qualname__ = qualname
+    fn.__doc__ = template.__doc__
+    return njit(cache=cache)(fn)
 
 
 grow_newton = specialise(newton_score, newton_weight, "newton", cache=True)
