@@ -637,11 +637,6 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
         np.sort(v.check_indices(rows, data.n_rows, "rows"))
     features = v.check_indices(features, data.n_features, "features") if features is None \
         else np.sort(v.check_indices(features, data.n_features, "features"))
-    if method != "exhaustive" and data.categorical[features].any():
-        raise ValueError(f"method={method!r} does not split categorical features yet (the "
-                         f"candidates include the categorical features "
-                         f"{features[data.categorical[features]].tolist()}); use "
-                         f"method='exhaustive', or leave them out with features=")
     gh = np.empty((data.n_rows, 2))
     gh[:, 0], gh[:, 1] = grad, hess
     draw = column_draw(features.size, colsample_bylevel, colsample_bynode, seed)
