@@ -121,14 +121,18 @@ def categorical_nodes(draw):
     return g, h, n_seen, category, n_categories, params
 
 
-def _inside(G, H, region, tol_G, tol_H):
-    """(G, H) is on the inner side of every edge of the region (counterclockwise), scaled."""
-    vG, vH = region.vertex_G, region.vertex_H
+def _inside(G, H, region):
+    """(G, H) is on the inner side of every edge of the region (counterclockwise), in
+    coordinates scaled by the region's extent; an edge shorter than 1e-9 of it (a
+    rounding's length, pointing anywhere) bounds nothing and is passed over."""
+    sG, sH = np.ptp(region.vertex_G), np.ptp(region.vertex_H)
+    vG, vH = region.vertex_G / sG, region.vertex_H / sH
     for d in range(vG.size):
         e = (d + 1) % vG.size
-        cross = ((vG[e] - vG[d]) / tol_G * (H - vH[d]) / tol_H
-                 - (vH[e] - vH[d]) / tol_H * (G - vG[d]) / tol_G)
-        if cross < -1e-6:
+        dG, dH = vG[e] - vG[d], vH[e] - vH[d]
+        if np.hypot(dG, dH) < 1e-9:
+            continue
+        if dG * (H / sH - vH[d]) - dH * (G / sG - vG[d]) < -1e-12:
             return False
     return True
 
@@ -156,12 +160,11 @@ def test_partition_bound_holds_for_random_placements_and_partitions(node, seed):
                                     H - mcw + parent.slack_H, parent, p)
     rng = np.random.default_rng(seed)
     scale = 1e-12 * (1.0 + np.abs(g).sum() ** 2 / (p.reg_lambda + 1e-3))
-    tol_G, tol_H = max(np.abs(g).sum(), 1e-100), max(H, 1e-100)
     for _ in range(20):
         every = np.concatenate([item, rng.integers(0, q + 4, g.size - n_seen)])  # q + 1..: new
         left = (rng.random(q + 4) < rng.random())[every]
         L_G, L_H, R_G, R_H = g[left].sum(), h[left].sum(), g[~left].sum(), h[~left].sum()
-        assert _inside(L_G, L_H, region, tol_G, tol_H)
+        assert _inside(L_G, L_H, region)
         if L_H < mcw or R_H < mcw or not (h[left] > 0).any() or not (h[~left] > 0).any():
             continue  # not admissible: never recorded, the upper bound need not cover it
         gain = newton_score(L_G, L_H, p) + newton_score(R_G, R_H, p) - parent.score
@@ -181,3 +184,21 @@ def test_items_region_is_the_minkowski_sum():
     assert found == {(0.0, 0.0), (1.0, 1.0), (1.5, 3.0), (-0.5, 4.0), (-1.5, 3.0), (-2.0, 1.0)}
     assert np.ptp(region.vertex_G) == pytest.approx(3.5) and np.ptp(region.vertex_H) == \
         pytest.approx(4.0)
+
+
+@pytest.mark.parametrize("g, h", [([0.0, 0.0, 1e-254, -3e-255], [0.0, 1.0, 1.0, 0.5]),
+                                  ([2.0 ** 20, -3 * 2.0 ** 20, 0.5, 1.0],
+                                   [2.0 ** -30, 0.0, 3 * 2.0 ** -30, 2.0 ** -31])])
+def test_items_region_holds_every_sum_at_extreme_aspect_ratios(g, h):
+    """G extents 1e254 times smaller than the H extents, and the reverse: the angles are
+    sorted in the scaled space, so the region still holds every subset sum of the
+    unseen rows (the last two) plus the items' (the first two rows, two categories)."""
+    g, h = np.array(g), np.array(h)
+    G, H = g.sum(), h.sum()
+    parent = nb.Parent(G, H, 0.0, np.abs(g).sum(), *nb.parent_slack(4, np.abs(g).sum(), H))
+    unseen = nb.unseen_region(np.stack([g, h], 1), np.arange(4), 2, 4, parent.slack_G,
+                              parent.slack_H)
+    region = nb.items_region(unseen, g[:2], h[:2])
+    for mask in range(16):
+        left = np.array([(mask >> i) & 1 for i in range(4)], bool)
+        assert _inside(g[left].sum(), h[left].sum(), region)

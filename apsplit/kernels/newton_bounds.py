@@ -327,11 +327,15 @@ def items_region(unseen, item_G, item_H):
     [-d_H, d_H]: four).  The walk starts at the origin, and the result is then moved so
     that its largest G and largest H are the sums of the parts' (the largest H of the
     unseen vertices plus the items' H plus d_H; the same in G with the positive item G):
-    a translate is fixed by these two supports.  The unseen polygon's computed edges
-    may turn by a rounding's angle (and a zero-length one point anywhere): sorted by
-    angle, they still make a convex polygon, off the exact one by about the vertices'
-    rounding.  The box covers that and the walk's own rounding, at most gamma_k (|start|
-    + sum |edges|) per coordinate for k edges: d is 16 times that (plus k of the least
+    a translate is fixed by these two supports.  The angles are taken in the space
+    scaled by the edges' spread in G and in H (a positive scaling keeps their order), so
+    that two edges whose order atan2 cannot resolve are parallel to within eps there,
+    and swapping them moves a vertex by eps of the spread at most, whatever the ratio
+    of the G and H extents.  The unseen polygon's computed edges may turn by a
+    rounding's angle (and a zero-length one point anywhere): sorted by angle, they
+    still make a convex polygon, off the exact one by about the vertices' rounding.
+    The box covers that and the walk's own rounding, at most gamma_k (|start| + sum
+    |edges|) per coordinate for k edges: d is 16 times that (plus k of the least
     subnormal, for sums near it), and a vertex moved by less than d/2 per coordinate
     leaves the exact polygon inside (scaled by (d_G, d_H), the box pushes every edge out
     by at least 1).
@@ -370,9 +374,11 @@ def items_region(unseen, item_G, item_H):
     for g, h in ((2.0 * d_G, 0.0), (0.0, 2.0 * d_H), (-2.0 * d_G, 0.0), (0.0, -2.0 * d_H)):
         edge_G[k], edge_H[k] = g, h
         k += 1
-    angle = np.empty(k)
+    scale_G = spread_G if 0.0 < spread_G < np.inf else 1.0
+    scale_H = spread_H if 0.0 < spread_H < np.inf else 1.0
+    angle = np.empty(k)   # in the space scaled by the spreads, which keeps the order of angles
     for i in range(k):
-        angle[i] = math.atan2(edge_H[i], edge_G[i])
+        angle[i] = math.atan2(edge_H[i] / scale_H, edge_G[i] / scale_G)
     by_angle = np.argsort(angle, kind="mergesort")
     vertex_G, vertex_H = np.empty(k), np.empty(k)
     G = H_run = 0.0
@@ -397,7 +403,7 @@ def partition_gain_upper(region, H_lo, H_hi, parent, params):
     maximiser), so s(R) <= s(P - L) + 2|w| slack_G + w^2 slack_H; an admissible R has
     |G_R| <= A + slack_G and H_R >= max(min_child_weight, 0), hence |w| <= W = (A +
     slack_G) / (max(min_child_weight, 0) + lambda) (and <= max_delta_step); no bound
-    (inf) when neither caps w."""
+    (inf) when neither caps w.  The term is doubled for its own rounding."""
     top = newton_gain_upper(0.0, 0.0, region, H_lo, H_hi, parent, params)
     if top == -np.inf or top == np.inf:
         return top
