@@ -720,11 +720,6 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
     rows, features = _check_growth(data, params, crit, rows, features)
     grad = _check_gradient(grad, "grad", data.n_rows)
     hess = _check_gradient(hess, "hess", data.n_rows, non_negative=True)
-    if method != "exhaustive" and data.categorical[features].any():
-        raise ValueError(f"method={method!r} does not split categorical features yet (the "
-                         f"candidates include the categorical features "
-                         f"{features[data.categorical[features]].tolist()}); use "
-                         f"method='exhaustive', or leave them out with features=")
     gh = np.empty((data.n_rows, 2))
     gh[:, 0], gh[:, 1] = grad, hess
     draw = column_draw(features.size, colsample_bylevel, colsample_bynode, seed)

@@ -109,3 +109,96 @@ def test_upper_bound_holds_for_subnormal_hessians():
         assert np.isfinite(unseen.vertex_G).all() and np.isfinite(unseen.vertex_H).all()
         upper = nb.newton_gain_upper(0.0, 0.0, unseen, 0.0, H + parent.slack_H, parent, p)
         assert upper >= _gain(g[0], h[0], G, H, p)
+
+
+@st.composite
+def categorical_nodes(draw):
+    """``nodes`` whose seen rows carry categories (up to 12, and missing: -1)."""
+    g, h, n_seen, _, params = draw(nodes())
+    n_categories = draw(st.integers(1, 12))
+    category = np.array(draw(st.lists(st.integers(-1, n_categories - 1), min_size=n_seen,
+                                      max_size=n_seen)), np.int64)
+    return g, h, n_seen, category, n_categories, params
+
+
+def _inside(G, H, region):
+    """(G, H) is on the inner side of every edge of the region (counterclockwise), in
+    coordinates scaled by the region's extent; an edge shorter than 1e-9 of it (a
+    rounding's length, pointing anywhere) bounds nothing and is passed over."""
+    sG, sH = np.ptp(region.vertex_G), np.ptp(region.vertex_H)
+    vG, vH = region.vertex_G / sG, region.vertex_H / sH
+    for d in range(vG.size):
+        e = (d + 1) % vG.size
+        dG, dH = vG[e] - vG[d], vH[e] - vH[d]
+        if np.hypot(dG, dH) < 1e-9:
+            continue
+        if dG * (H / sH - vH[d]) - dH * (G / sG - vG[d]) < -1e-12:
+            return False
+    return True
+
+
+@given(categorical_nodes(), st.integers(0, 2 ** 32 - 1))
+@settings(max_examples=scaled(1.0))
+def test_partition_bound_holds_for_random_placements_and_partitions(node, seed):
+    """The unseen rows get random categories (seen ones, missing, new ones) and the
+    categories a random side: the left child's sums lie in ``items_region`` and every
+    admissible partition's gain is <= ``partition_gain_upper``."""
+    g, h, n_seen, category, q, params = node
+    p = params.kernel_params(g.size)
+    G, H = g.sum(), h.sum()
+    parent = nb.Parent(G, H, newton_score(G, H, p), np.abs(g).sum(),
+                       *nb.parent_slack(g.size, np.abs(g).sum(), H))
+    gh = np.stack([g, h], axis=1)
+    unseen = nb.unseen_region(gh, np.arange(g.size), n_seen, g.size, parent.slack_G,
+                              parent.slack_H)
+    item = np.where(category < 0, q, category)       # the missing rows: item q
+    item_G = np.bincount(item, g[:n_seen], q + 1)
+    item_H = np.bincount(item, h[:n_seen], q + 1)
+    region = nb.items_region(unseen, item_G, item_H)
+    mcw = params.min_child_weight
+    upper = nb.partition_gain_upper(region, max(mcw - parent.slack_H, 0.0),
+                                    H - mcw + parent.slack_H, parent, p)
+    rng = np.random.default_rng(seed)
+    scale = 1e-12 * (1.0 + np.abs(g).sum() ** 2 / (p.reg_lambda + 1e-3))
+    for _ in range(20):
+        every = np.concatenate([item, rng.integers(0, q + 4, g.size - n_seen)])  # q + 1..: new
+        left = (rng.random(q + 4) < rng.random())[every]
+        L_G, L_H, R_G, R_H = g[left].sum(), h[left].sum(), g[~left].sum(), h[~left].sum()
+        assert _inside(L_G, L_H, region)
+        if L_H < mcw or R_H < mcw or not (h[left] > 0).any() or not (h[~left] > 0).any():
+            continue  # not admissible: never recorded, the upper bound need not cover it
+        gain = newton_score(L_G, L_H, p) + newton_score(R_G, R_H, p) - parent.score
+        assert gain <= upper + scale
+
+
+def test_items_region_is_the_minkowski_sum():
+    """Without unseen rows the region is the items' zonotope (up to its rounding box): its
+    vertices are the subset sums of the items sorted by angle, and the box is tiny."""
+    g, h = np.array([1.0, -2.0, 0.5]), np.array([1.0, 1.0, 2.0])
+    gh = np.zeros((0, 2))
+    unseen = nb.unseen_region(gh, np.zeros(0, np.int64), 0, 0, 0.0, 0.0)
+    region = nb.items_region(unseen, g, h)
+    found = {(round(a, 9) + 0.0, round(b, 9) + 0.0)
+             for a, b in zip(region.vertex_G, region.vertex_H)}
+    # the hexagon of the prefixes and suffixes of the items in angle order
+    assert found == {(0.0, 0.0), (1.0, 1.0), (1.5, 3.0), (-0.5, 4.0), (-1.5, 3.0), (-2.0, 1.0)}
+    assert np.ptp(region.vertex_G) == pytest.approx(3.5) and np.ptp(region.vertex_H) == \
+        pytest.approx(4.0)
+
+
+@pytest.mark.parametrize("g, h", [([0.0, 0.0, 1e-254, -3e-255], [0.0, 1.0, 1.0, 0.5]),
+                                  ([2.0 ** 20, -3 * 2.0 ** 20, 0.5, 1.0],
+                                   [2.0 ** -30, 0.0, 3 * 2.0 ** -30, 2.0 ** -31])])
+def test_items_region_holds_every_sum_at_extreme_aspect_ratios(g, h):
+    """G extents 1e254 times smaller than the H extents, and the reverse: the angles are
+    sorted in the scaled space, so the region still holds every subset sum of the
+    unseen rows (the last two) plus the items' (the first two rows, two categories)."""
+    g, h = np.array(g), np.array(h)
+    G, H = g.sum(), h.sum()
+    parent = nb.Parent(G, H, 0.0, np.abs(g).sum(), *nb.parent_slack(4, np.abs(g).sum(), H))
+    unseen = nb.unseen_region(np.stack([g, h], 1), np.arange(4), 2, 4, parent.slack_G,
+                              parent.slack_H)
+    region = nb.items_region(unseen, g[:2], h[:2])
+    for mask in range(16):
+        left = np.array([(mask >> i) & 1 for i in range(4)], bool)
+        assert _inside(g[left].sum(), h[left].sum(), region)

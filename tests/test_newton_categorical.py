@@ -13,6 +13,8 @@ is the rounding of the scores.  The property tests draw dyadic values, whose sum
 exact in any order; a float test uses test_newton's tolerance for float sums.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -68,11 +70,11 @@ def mask_gain(left, g, h, p):
             - score(g.sum(), h.sum(), p))
 
 
-def check_root(x, g, h, p, tol=None):
-    """Grow a stump on the one categorical column x and judge its split by the brute force
-    (``tol``: the gains' tolerance, by default the module docstring's)."""
+def check_root(x, g, h, p, tol=None, method="exhaustive"):
+    """Grow a stump on the one categorical column x by ``method`` and judge its split by
+    the brute force (``tol``: the gains' tolerance, by default the module docstring's)."""
     data = NewtonData(x.reshape(-1, 1), categorical=[0])
-    tree = grow_newton_tree(data, g, h, p)
+    tree = grow_newton_tree(data, g, h, p, method=method)
     best, scale = brute_force(x, g, h, p)
     if tol is None:
         tol = 1e-9 * scale + 1e-12
@@ -135,6 +137,29 @@ def test_stump_matches_brute_force(node):
 @given(nodes(max_categories=12, max_rows=60))
 def test_many_categories_match_brute_force(node):
     check_root(*node)
+
+
+@settings(max_examples=scaled(0.2))
+@given(nodes(max_categories=12, max_rows=60), st.sampled_from(["quick", "adaptive"]),
+       st.sampled_from(["signal", "noise", "none"]))
+def test_quick_and_adaptive_grow_exhaustive_trees(node, method, before):
+    """quick and adaptive (``kernels.newton_search``) bound a categorical feature on a
+    prefix of the rows once an earlier feature has set the node's best, and skip it when
+    no partition can gain enough: the same trees as exhaustive's, array for array, after
+    a numeric feature carrying the gradients' signal, or noise, or alone (then the brute
+    force's optimum too)."""
+    x, g, h, p = node
+    if before == "none":
+        X = x.reshape(-1, 1)
+        tree = check_root(x, g, h, p, method=method)
+    else:
+        p = dataclasses.replace(p, max_depth=2)
+        X = np.column_stack([g if before == "signal" else np.arange(g.size) % 3.0, x])
+        tree = grow_newton_tree(NewtonData(X, categorical=[1]), g, h, p, method=method)
+    exhaustive = grow_newton_tree(NewtonData(X, categorical=[X.shape[1] - 1]), g, h, p)
+    for name in type(tree)._ARRAYS:
+        assert np.array_equal(getattr(tree, name), getattr(exhaustive, name), equal_nan=True)
+    assert tree.assessments <= exhaustive.assessments
 
 
 @settings(max_examples=scaled(0.5))

@@ -12,3 +12,11 @@ def test_rows_per_method_and_order():
         assert r["same"] and 0 < r["assessments"] <= 1 and r["cpu"] > 0
     text = newton_pruning.format_rows(rows)
     assert "assessments / exh." in text and "adaptive" in text
+
+
+def test_categorical_data():
+    """agaricus folded into categorical columns: quick and adaptive grow the same trees."""
+    rows = newton_pruning.run(["agaricus-cat"], depths=(2,), rounds=2, repeats=1,
+                              orders=("abs_grad_plus_hess",))
+    assert [(r["method"], r["same"]) for r in rows] == [("quick", True), ("adaptive", True)]
+    assert all(0 < r["assessments"] <= 1 for r in rows)

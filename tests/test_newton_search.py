@@ -8,6 +8,8 @@ rounding of the scores.  The tests shrink the methods' prefixes (``PREFIXES``) s
 bounds act on nodes of a few dozen rows.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -18,6 +20,7 @@ from numba import njit
 import apsplit
 import newton_oracle as oracle
 import test_newton
+import test_newton_categorical as tc
 from apsplit.adapters import DMatrix, train
 from apsplit.experiments.loaders import load_bundled
 from apsplit.kernels import newton_bounds as nb
@@ -114,7 +117,8 @@ _newton_bounds = ns.bind_feature_bounds(nb.newton_gain_upper, nb.newton_gain_low
 
 
 @njit
-def _root_bounds(codes_f, forward, gh, key, m, params):
+def _root(gh, key, m, params):
+    """(the root's rows in weight order, its Parent, the polygon of its rows past m)."""
     n = gh.shape[0]
     position = np.zeros(n, np.int32)
     order = np.argsort(-key, kind="mergesort")
@@ -123,10 +127,15 @@ def _root_bounds(codes_f, forward, gh, key, m, params):
     slack_G, slack_H = nb.parent_slack(n, slots.abs_grad[0], level.hess[0])
     parent = nb.Parent(level.grad[0], level.hess[0], level.score[0], slots.abs_grad[0],
                        slack_G, slack_H)
-    unseen = nb.unseen_region(gh, slots.seq, m, n, slack_G, slack_H)
-    ub, lb = _newton_bounds(codes_f, ns.Prefix(slots.seq, 0, m), gh, unseen, parent, forward,
+    return slots.seq, parent, nb.unseen_region(gh, slots.seq, m, n, slack_G, slack_H)
+
+
+@njit
+def _root_bounds(codes_f, forward, gh, key, m, params):
+    seq, parent, unseen = _root(gh, key, m, params)
+    ub, lb = _newton_bounds(codes_f, ns.Prefix(seq, 0, m), gh, unseen, parent, forward,
                             np.inf, params)
-    return ub, lb, slots.seq
+    return ub, lb, seq
 
 
 @given(problems(max_rows=30), st.integers(0, 2 ** 32 - 1), st.floats(0.1, 0.9))
@@ -309,8 +318,108 @@ def test_refusals():
     with pytest.raises(ValueError, match="method"):
         train({"method": "fast"}, DMatrix(np.arange(6.0)[:, None], label=np.arange(6.0)), 1)
     mixed = NewtonData(np.column_stack([np.arange(6.0), np.arange(6) % 3]), categorical=[1])
+    apsplit.register_criterion("bounded_test", _bounded_score, bounds=_bounded_bounds,
+                               overwrite=True)
+    with pytest.raises(ValueError, match="cannot split the categorical features"):
+        grow_newton_tree(mixed, g, h, NewtonParams(), method="quick", criterion="bounded_test")
+
+
+# categorical features: up to 12 categories (codes 0..11, or a few codes far apart), NaN
+_CODES = st.one_of(st.integers(1, 12).map(lambda q: list(range(q))),
+                   st.lists(st.integers(0, 2 ** 24 - 1), min_size=1, max_size=5, unique=True))
+
+
+@st.composite
+def mixed_problems(draw, max_rows=40):
+    """``problems`` with some columns replaced by category codes (and NaN): the
+    categorical ones, listed second."""
+    X, g, h, params = draw(problems(max_rows))
+    n, K = X.shape
+    categorical = [k for k in range(K) if draw(st.booleans())] or [0]
+    for k in categorical:
+        codes = draw(_CODES)
+        X[:, k] = np.array(draw(st.lists(st.sampled_from(codes), min_size=n, max_size=n)), float)
+        missing = draw(st.sampled_from([0.0, 0.0, 0.2, 0.6]))
+        if missing:
+            X[np.array(draw(st.lists(st.floats(0, 1), min_size=n, max_size=n))) < missing,
+              k] = np.nan
+    if draw(st.booleans()):  # a signal on a set of categories
+        g += np.where(np.isin(X[:, categorical[0]], [1.0, 3.0, 4.0]), 4.0, -4.0)
+    return X, g, h, params, categorical
+
+
+@given(mixed_problems(), st.sampled_from(["quick", "adaptive"]),
+       st.sampled_from(sorted(WEIGHT_ORDERS)))
+@settings(max_examples=scaled(0.3))
+def test_categorical_same_tree_as_exhaustive(problem, method, order):
+    """quick and adaptive grow exhaustive's tree, array for array, with categorical and
+    numeric features; both route rows with codes unseen in training alike (left)."""
+    X, g, h, params, categorical = problem
+    data = NewtonData(X, categorical=categorical)
+    ex = grow_newton_tree(data, g, h, params)
+    tree = grow_newton_tree(data, g, h, params, method=method, weight_order=order)
+    _same_tree(ex, tree)
+    if params.gamma == 0.0:
+        assert tree.assessments <= ex.assessments
+    unseen = X.copy()
+    unseen[::2, categorical] = 2.0 ** 24 - 2.0   # a code no row has
+    assert np.array_equal(tree.apply(unseen), ex.apply(unseen))
+
+
+@njit
+def _root_categorical_upper(codes_f, n_values, gh, key, m, params):
+    seq, parent, unseen = _root(gh, key, m, params)
+    return ns.categorical_upper(codes_f, n_values, ns.Prefix(seq, 0, m), gh, unseen, parent,
+                                params)
+
+
+@given(mixed_problems(max_rows=30), st.integers(0, 2 ** 32 - 1), st.floats(0.1, 0.9))
+@settings(max_examples=scaled(0.3))
+def test_categorical_bound_holds_for_random_placements(problem, seed, share):
+    """The UB of a categorical column, computed on the seen rows, is >= the gain the exact
+    engine computes at the root and >= the brute force's best partition, whatever
+    categories (seen ones, new codes, missing) the unseen rows are given."""
+    X, g, h, params, categorical = problem
+    n = X.shape[0]
+    m = max(1, int(share * n))
+    key = np.abs(g) + h
+    gh = np.stack([g, h], axis=1)
+    kp = params.kernel_params(n)
+    column = X[:, categorical[0]]
+    unseen = np.argsort(-key, kind="mergesort")[m:]
+    rng = np.random.default_rng(seed)
+    stump = dataclasses.replace(params, max_depth=1, gamma=0.0)
+    for trial in range(4):
+        x = column.copy()
+        if trial:
+            pool = np.concatenate([column, [np.nan, 100.0, 101.0]])
+            x[unseen] = rng.choice(pool, unseen.size)
+        data = NewtonData(x[:, None], categorical=[0])
+        codes, indptr, _ = data.rank_codes()
+        ub = _root_categorical_upper(codes[0], indptr[1] - indptr[0], gh, key, m, kp)
+        tree = grow_newton_tree(data, g, h, stump)
+        if tree.node_count > 1:
+            assert tree.gain[0] <= ub
+        best, scale = tc.brute_force(x, g, h, stump)
+        assert best <= ub + 1e-9 * scale + 1e-12
+
+
+def test_categorical_boosting_same_trees_fewer_assessments():
+    """train() on a DMatrix with feature_types "c": every tree of quick and adaptive equal to
+    exhaustive's, with fewer assessments, where the gradients sit on a few categories."""
+    rng = np.random.default_rng(4)
+    n = 1500
+    X = np.column_stack([rng.integers(0, 10, n), rng.normal(size=n),
+                         rng.integers(0, 4, n)]).astype(float)
+    X[rng.random(n) < 0.1, 2] = np.nan
+    y = (np.isin(X[:, 0], [2, 5, 7]) ^ (rng.random(n) < 0.05)).astype(float)
+    d = DMatrix(X, label=y, feature_types=["c", "q", "c"])
+    params = {"objective": "binary:logistic", "max_depth": 3, "lambda": 1.0}
+    ex = train(params, d, 3)
     for method in ("quick", "adaptive"):
-        with pytest.raises(ValueError, match=r"categorical features \[1\]"):
-            grow_newton_tree(mixed, g, h, NewtonParams(), method=method)
-        assert grow_newton_tree(mixed, g, h, NewtonParams(), method=method,
-                                features=[0]).node_count >= 1
+        b = train({**params, "method": method}, d, 3)
+        for t1, t2 in zip(ex.trees, b.trees):
+            _same_tree(t1, t2)
+        assert any(s is not None for t in b.trees for s in t.categories_right)
+        assert sum(r["assessments"] for r in b.history) < \
+            sum(r["assessments"] for r in ex.history)

@@ -5,7 +5,9 @@ exhaustive's, for every weight order.  From the repository root:
                                         [--datasets higgs7k,satimage,a8a] [--orders ...]
 
 Per dataset (higgs7k: binary; satimage: softmax, one tree per class and round,
-i.e. one-vs-rest trees; a8a: binary, sparse) and depth, ``apsplit.adapters.train``
+i.e. one-vs-rest trees; a8a: binary, sparse; agaricus-cat and synthetic-cat:
+binary, ``benchmarks.categorical``'s categorical data, its categorical columns
+split by sets of codes) and depth, ``apsplit.adapters.train``
 boosts ``rounds`` rounds (eta 0.3, lambda 1, min_child_weight 1) with each
 method and weight order (``apsplit.newton.WEIGHT_ORDERS``).  Reported:
 
@@ -24,18 +26,27 @@ import numpy as np
 
 from ..adapters import DMatrix, train
 from ..newton import WEIGHT_ORDERS
+from . import categorical
 from .loaders import load_bundled
 from .report import text_table
 
 DATASETS = ("higgs7k", "satimage", "a8a")
+CATEGORICAL = {"agaricus-cat": categorical.agaricus, "synthetic-cat": categorical.synthetic}
 
 
 def _problem(name):
+    """(training DMatrix, objective parameters) of a dataset name."""
+    if name in CATEGORICAL:
+        data = CATEGORICAL[name]()
+        types = ["c" if j in data.categorical else "q" for j in range(data.X.shape[1])]
+        return DMatrix(data.X, label=data.y, feature_types=types), \
+            {"objective": "binary:logistic"}
     X, y, classes = load_bundled(name)
     if len(classes) > 2:
         codes = np.searchsorted(classes, y)
-        return X, codes, {"objective": "multi:softprob", "num_class": len(classes)}
-    return X, (y == classes[-1]).astype(float), {"objective": "binary:logistic"}
+        return DMatrix(X, label=codes), {"objective": "multi:softprob",
+                                         "num_class": len(classes)}
+    return DMatrix(X, label=(y == classes[-1]).astype(float)), {"objective": "binary:logistic"}
 
 
 def _contenders(orders=tuple(WEIGHT_ORDERS)):
@@ -57,8 +68,7 @@ def run(datasets=DATASETS, depths=(3, 6), rounds=20, repeats=2, orders=tuple(WEI
     """Rows of (dataset, depth, method, order, assessment ratio, CPU ratio, same trees)."""
     rows = []
     for name in datasets:
-        X, y, objective = _problem(name)
-        dtrain = DMatrix(X, label=y)
+        dtrain, objective = _problem(name)
         for depth in depths:
             params = {**objective, "max_depth": depth, "eta": 0.3, "lambda": 1.0,
                       "min_child_weight": 1.0, "base_score": 0.5}
@@ -92,7 +102,8 @@ def format_rows(rows):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--datasets", default=",".join(DATASETS),
+                        help=f"comma-separated, of {', '.join(DATASETS + tuple(CATEGORICAL))}")
     parser.add_argument("--depths", default="3,6")
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=2)

@@ -313,3 +313,106 @@ def user_gain_lower(box, parent, params):
     lo_L = score_bounds(left[0], left[1], left[2], left[3], params)[0]
     lo_R = score_bounds(right[0], right[1], right[2], right[3], params)[0]
     return lo_L + lo_R - parent.score - MARGIN * (abs(lo_L) + abs(lo_R) + abs(parent.score))
+
+
+@njit(cache=True)
+def items_region(unseen, item_G, item_H):
+    """A polygon holding the unseen rows' polygon plus every subset sum of the items
+    (item_G[c], item_H[c]): the Minkowski sum of ``unseen`` and the segments [0, v_c],
+    widened by a box for its own rounding; an ``Unseen`` (its sums: the box of the region).
+
+    A convex polygon is its edges taken in order of angle, from the right start; the
+    Minkowski sum of convex polygons is the polygon of all their edges so taken (a
+    segment [0, v]: the two edges v and -v; a zero v adds nothing; the box [-d_G, d_G] x
+    [-d_H, d_H]: four).  The walk starts at the origin, and the result is then moved so
+    that its largest G and largest H are the sums of the parts' (the largest H of the
+    unseen vertices plus the items' H plus d_H; the same in G with the positive item G):
+    a translate is fixed by these two supports.  The angles are taken in the space
+    scaled by the edges' spread in G and in H (a positive scaling keeps their order), so
+    that two edges whose order atan2 cannot resolve are parallel to within eps there,
+    and swapping them moves a vertex by eps of the spread at most, whatever the ratio
+    of the G and H extents.  The unseen polygon's computed edges may turn by a
+    rounding's angle (and a zero-length one point anywhere): sorted by angle, they
+    still make a convex polygon, off the exact one by about the vertices' rounding.
+    The box covers that and the walk's own rounding, at most gamma_k (|start| + sum
+    |edges|) per coordinate for k edges: d is 16 times that (plus k of the least
+    subnormal, for sums near it), and a vertex moved by less than d/2 per coordinate
+    leaves the exact polygon inside (scaled by (d_G, d_H), the box pushes every edge out
+    by at least 1).
+    """
+    D = unseen.vertex_G.shape[0]
+    q = item_G.shape[0]
+    n_edges = D + 2 * q + 4
+    edge_G, edge_H = np.empty(n_edges), np.empty(n_edges)
+    top_G, top_H = unseen.vertex_G.max(), unseen.vertex_H.max()
+    spread_G, spread_H = abs(top_G), abs(top_H)
+    G_pos, G_neg, H = unseen.G_pos, unseen.G_neg, unseen.H
+    k = 0
+    for d in range(D):
+        edge_G[k] = unseen.vertex_G[d] - unseen.vertex_G[d - 1]
+        edge_H[k] = unseen.vertex_H[d] - unseen.vertex_H[d - 1]
+        k += 1
+    for c in range(q):
+        g, h = item_G[c], item_H[c]
+        if g == 0.0 and h == 0.0:
+            continue
+        edge_G[k], edge_H[k] = g, h
+        edge_G[k + 1], edge_H[k + 1] = -g, -h
+        k += 2
+        top_G += max(g, 0.0)
+        top_H += max(h, 0.0)
+        G_pos += max(g, 0.0)
+        G_neg += min(g, 0.0)
+        H += h
+    for i in range(k):
+        spread_G += 2.0 * abs(edge_G[i])
+        spread_H += 2.0 * abs(edge_H[i])
+    m = (k + 8) * EPS
+    tiny = (k + 8) * 5e-324
+    d_G = 16.0 * m / (1.0 - m) * spread_G + tiny
+    d_H = 16.0 * m / (1.0 - m) * spread_H + tiny
+    for g, h in ((2.0 * d_G, 0.0), (0.0, 2.0 * d_H), (-2.0 * d_G, 0.0), (0.0, -2.0 * d_H)):
+        edge_G[k], edge_H[k] = g, h
+        k += 1
+    scale_G = spread_G if 0.0 < spread_G < np.inf else 1.0
+    scale_H = spread_H if 0.0 < spread_H < np.inf else 1.0
+    angle = np.empty(k)   # in the space scaled by the spreads, which keeps the order of angles
+    for i in range(k):
+        angle[i] = math.atan2(edge_H[i] / scale_H, edge_G[i] / scale_G)
+    by_angle = np.argsort(angle, kind="mergesort")
+    vertex_G, vertex_H = np.empty(k), np.empty(k)
+    G = H_run = 0.0
+    for i in range(k):
+        vertex_G[i], vertex_H[i] = G, H_run
+        G += edge_G[by_angle[i]]
+        H_run += edge_H[by_angle[i]]
+    vertex_G += top_G + d_G - vertex_G.max()
+    vertex_H += top_H + d_H - vertex_H.max()
+    return Unseen(G_pos + d_G, G_neg - d_G, H + d_H, vertex_G, vertex_H)
+
+
+@njit(cache=True)
+def partition_gain_upper(region, H_lo, H_hi, parent, params):
+    """An upper bound of the computed gain of every partition of a categorical feature
+    whose left sums lie in ``region`` (``items_region``), H_lo <= H <= H_hi:
+    ``newton_gain_upper`` over it, plus what the exact scan's right child adds.
+
+    That scan (``newton_categorical``) sums each side over its own rows, so its right
+    child R is not fl(G_P - G_L) but within gamma_n (A_L + A_R + A) <= slack_G of
+    G_P - G_L (slack_H in H).  s is convex with subgradient (-2w, -w^2) at R (w its
+    maximiser), so s(R) <= s(P - L) + 2|w| slack_G + w^2 slack_H; an admissible R has
+    |G_R| <= A + slack_G and H_R >= max(min_child_weight, 0), hence |w| <= W = (A +
+    slack_G) / (max(min_child_weight, 0) + lambda) (and <= max_delta_step); no bound
+    (inf) when neither caps w.  The term is doubled for its own rounding."""
+    top = newton_gain_upper(0.0, 0.0, region, H_lo, H_hi, parent, params)
+    if top == -np.inf or top == np.inf:
+        return top
+    W = np.inf
+    if params.max_delta_step > 0.0:
+        W = params.max_delta_step
+    d = max(params.min_child_weight, 0.0) + params.reg_lambda
+    if d > 0.0:
+        W = min(W, (parent.abs_grad + parent.slack_G) / d)
+    if W == np.inf:
+        return np.inf
+    return top + 2.0 * (2.0 * W * parent.slack_G + W * W * parent.slack_H)

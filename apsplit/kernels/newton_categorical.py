@@ -412,3 +412,14 @@ def scan_categorical(cols, rows, f, level, best, params, allowed, sets):
                 sets.codes[sets.start[s] + count] = items.code[i]
                 count += 1
         sets.count[s] = count
+
+
+@njit(cache=True, inline='always')
+def store_set(tree, node, sets, s, n_codes):
+    """Write slot s's right set (``sets``) as ``node``'s category set in ``tree`` (a
+    ``newton_grow.Tree``) at ``category_codes[n_codes:]``; returns the codes now held."""
+    tree.category_start[node] = n_codes
+    tree.category_count[node] = sets.count[s]
+    for i in range(sets.count[s]):
+        tree.category_codes[n_codes + i] = sets.codes[sets.start[s] + i]
+    return n_codes + sets.count[s]

@@ -57,7 +57,8 @@ import numpy as np
 from numba import njit
 
 from . import newton_categorical, newton_split
-from .newton_categorical import in_set, max_categories, new_category_sets, scan_categorical
+from .newton_categorical import (in_set, max_categories, new_category_sets, scan_categorical,
+                                 store_set)
 from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Level, Rows, make_best, make_running,
                            newton_score, newton_weight, scan_feature)
 
@@ -326,11 +327,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
             k = best.feature[s]
             record_split(tree, node, best, s, n_nodes)
             if cols.categorical[k]:
-                tree.category_start[node] = n_codes
-                tree.category_count[node] = sets.count[s]
-                for i in range(sets.count[s]):
-                    tree.category_codes[n_codes + i] = sets.codes[sets.start[s] + i]
-                n_codes += sets.count[s]
+                n_codes = store_set(tree, node, sets, s, n_codes)
             n_nodes += 2
             child_slot[s] = 2 * n_split
             n_split += 1

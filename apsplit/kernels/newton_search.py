@@ -26,6 +26,19 @@ pruning and compaction.  Only the feature scan of a level changes
    admissible whatever the unseen rows do, below (LB).  The unseen rows'
    polygon (``newton_bounds.unseen_region``) is the same for every feature of
    a node and prefix, and computed once.
+3. A categorical feature is scanned by ``newton_categorical.scan_categorical``, as
+   the exhaustive engine scans it, and bounded by ``categorical_upper``: the seen
+   rows' sums per category (and of the missing rows) are known, the unseen rows'
+   categories are not, but an unseen row goes wherever its category goes, so every
+   partition's left sums are a subset sum of those items plus a subset sum of the
+   unseen rows, a point of the Minkowski sum of the items' segments and the unseen
+   rows' polygon (``newton_bounds.items_region``); the gain is convex, so its
+   maximum there is at a vertex (``newton_bounds.partition_gain_upper``, with the
+   rounding of the scan's right child, which it sums over its own rows).  It has
+   no LB (-inf), which loses next to nothing: a scanned feature's gains end within
+   a tie window of the running best (two for the categorical scan, whose search
+   stops within a window of its own incumbent), and a skipped one's LB is under
+   its UB, under T, so an LB would raise a later T by a tie window at most.
 
 **Why the split is the exhaustive engine's, bit for bit.**  The exhaustive scan
 visits every candidate in a fixed order and records one when its gain exceeds
@@ -65,8 +78,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from . import newton_bounds, newton_grow, newton_split
+from . import newton_bounds, newton_categorical, newton_grow, newton_split
 from .newton_bounds import Box, Parent, Unseen, parent_slack, unseen_region
+from .newton_categorical import in_set, max_categories, new_category_sets, scan_categorical
 from .newton_grow import _new_tree, compact, draw_features, level_stats, prune, record_split
 from .newton_split import KRT_EPS, Rows, make_best, make_running, scan_feature
 
@@ -75,9 +89,10 @@ LEAF = -1
 PREFIXES = {"quick": (0.9,), "adaptive": (0.5, 0.75, 0.875, 0.9375, 0.96875, 0.984375)}
 
 _SOURCE_TAG = hashlib.sha1(b"".join(Path(m.__file__).read_bytes() for m in (
-    newton_split, newton_grow, newton_bounds))).hexdigest()[:12]
+    newton_split, newton_categorical, newton_grow, newton_bounds))).hexdigest()[:12]
 
-# free names of the templates, bound per criterion by ``specialise`` (placeholders here)
+# free names of the templates, bound per criterion by ``specialise`` (placeholders here;
+# ``categorical_upper``, the same for every criterion, is compiled at the end)
 score = weight = gain_upper = gain_lower = feature_bounds = search_level = grow = None
 
 
@@ -270,10 +285,36 @@ def _feature_bounds(code, prefix, gh, unseen, parent, forward, cap, params):
     return ub, lb
 
 
-def _search_level(cols, rows, level, scanned, allowed, search, params):
+def _categorical_upper(code, n_values, prefix, gh, unseen, parent, params):
+    """UB of every partition of the categorical feature of ``code`` (value ranks, -1
+    missing; ``n_values`` of them) in a node seen on ``prefix``; its LB is -inf.
+
+    The seen rows' sums per category and of the missing rows are the items; an
+    unseen row's category is unknown, but it goes wherever its category goes, so
+    every partition's left sums are a subset sum of the items plus a subset sum of
+    the unseen rows: a point of ``newton_bounds.items_region``, where
+    ``newton_bounds.partition_gain_upper`` bounds the computed gain (module docstring,
+    which also says why no LB is needed)."""
+    item_G = np.zeros(n_values + 1)     # the last: the missing rows
+    item_H = np.zeros(n_values + 1)
+    for p in range(prefix.m):
+        r = prefix.seq[prefix.lo + p]
+        c = code[r]
+        i = c if c >= 0 else n_values
+        item_G[i] += gh[r, 0]
+        item_H[i] += gh[r, 1]
+    region = newton_bounds.items_region(unseen, item_G, item_H)
+    mcw = params.min_child_weight
+    return newton_bounds.partition_gain_upper(region, max(mcw - parent.slack_H, 0.0),
+                                              parent.H - mcw + parent.slack_H, parent, params)
+
+
+def _search_level(cols, rows, level, scanned, allowed, search, params, sets):
     """Every open slot's best split over the features ``scanned`` it may split on
-    (``allowed[j, s]``), as ``newton_split.scan_feature`` over all of them finds it;
-    see the module docstring.  Adds the level's assessments to ``search.assessments``.
+    (``allowed[j, s]``), as ``newton_split.scan_feature`` over all of them finds it
+    (a categorical feature: ``newton_categorical.scan_categorical``, its right sets
+    kept in ``sets``); see the module docstring.  Adds the level's assessments to
+    ``search.assessments``.
 
     Feature j is bounded in slot s only when the threshold it must get under,
     max(best + tie, earlier LB), is finite, on the prefixes of the method in turn
@@ -335,8 +376,15 @@ def _search_level(cols, rows, level, scanned, allowed, search, params):
                         break
                     unseen = Unseen(region[s, stage, 0], region[s, stage, 1],
                                     region[s, stage, 2], vertex[s, stage, 0], vertex[s, stage, 1])
-                    ub, lb = feature_bounds(search.codes[f], Prefix(slots.seq, lo, p), rows.gh,
-                                            unseen, parents[s], cols.forward[f], cap, params)
+                    prefix = Prefix(slots.seq, lo, p)
+                    if cols.categorical[f]:
+                        ub = categorical_upper(search.codes[f], search.value_indptr[f + 1]
+                                               - search.value_indptr[f], prefix, rows.gh,
+                                               unseen, parents[s], params)
+                        lb = -np.inf
+                    else:
+                        ub, lb = feature_bounds(search.codes[f], prefix, rows.gh, unseen,
+                                                parents[s], cols.forward[f], cap, params)
                     seen = p
                     earlier[s] = max(earlier[s], lb)
                     if ub <= cap:
@@ -344,7 +392,9 @@ def _search_level(cols, rows, level, scanned, allowed, search, params):
                         break
             count += n if scan[s] else seen
             any_scan = any_scan or scan[s]
-        if any_scan:
+        if any_scan and cols.categorical[f]:
+            scan_categorical(cols, rows, f, level, best, params, scan, sets)
+        elif any_scan:
             scan_feature(cols, rows, f, level, run, best, params, score, scan)
     search.assessments[0] += count
     return best
@@ -353,11 +403,16 @@ def _search_level(cols, rows, level, scanned, allowed, search, params):
 def _grow(cols, gh, root_rows, features, params, draw, search):
     """Grow one tree as ``newton_grow._grow`` does, each level's features searched by
     ``search_level`` (the bound ``_search_level``); rows move to their children by
-    their value ranks (``search.codes``).  Returns (Tree, number of nodes).
+    their value ranks (``search.codes``; a categorical split's set holds the values of
+    the ranks sent right).  Returns (Tree, number of nodes).
 
     Free names bound by ``specialise``: ``score``, ``weight``, ``search_level``."""
     n_rows = gh.shape[0]
-    tree = _new_tree(params.capacity, n_rows, 0)  # no categorical features (refused)
+    n_categories = max_categories(cols)  # 0 without categorical features
+    tree = _new_tree(params.capacity, n_rows,  # room for the right sets, as newton_grow's
+                     min(params.max_depth * root_rows.shape[0],
+                         (params.capacity // 2) * n_categories))
+    n_codes = 0
     position = np.full(n_rows, -1, np.int32)
     active = root_rows.copy()
     for p in range(active.shape[0]):
@@ -394,7 +449,8 @@ def _grow(cols, gh, root_rows, features, params, draw, search):
             allowed = np.ones((scanned.shape[0], m), np.bool_)
         for s in range(m):
             tree.node_features[slot_node[s]] = per_node
-        best = search_level(cols, rows, level, scanned, allowed, search, params)
+        sets = new_category_sets(level.n_rows, n_categories)
+        best = search_level(cols, rows, level, scanned, allowed, search, params, sets)
         child_slot = np.full(m, -1, np.int64)   # the left child's slot; the right one's is next
         cut = np.zeros(m, np.int64)             # the rank of the split's left value
         n_split = 0
@@ -405,9 +461,12 @@ def _grow(cols, gh, root_rows, features, params, draw, search):
             k = best.feature[s]
             record_split(tree, node, best, s, n_nodes)
             n_nodes += 2
-            lo, hi = search.value_indptr[k], search.value_indptr[k + 1]
-            cut[s] = np.searchsorted(search.values[lo:hi], best.left_value[s]) \
-                if best.left_value[s] > -np.inf else -1
+            if cols.categorical[k]:
+                n_codes = newton_categorical.store_set(tree, node, sets, s, n_codes)
+            else:
+                lo, hi = search.value_indptr[k], search.value_indptr[k + 1]
+                cut[s] = np.searchsorted(search.values[lo:hi], best.left_value[s]) \
+                    if best.left_value[s] > -np.inf else -1
             child_slot[s] = 2 * n_split
             n_split += 1
         if n_split == 0:
@@ -426,8 +485,16 @@ def _grow(cols, gh, root_rows, features, params, draw, search):
                 tree.row_leaf[r] = node
                 position[r] = -1
                 continue
-            c = search.codes[tree.feature[node], r]
-            left = tree.default_left[node] if c < 0 else c <= cut[s]
+            k = tree.feature[node]
+            c = search.codes[k, r]
+            if c < 0:
+                left = tree.default_left[node]
+            elif tree.category_start[node] >= 0:
+                left = not in_set(tree.category_codes, tree.category_start[node],
+                                  tree.category_count[node],
+                                  search.values[search.value_indptr[k] + c])
+            else:
+                left = c <= cut[s]
             position[r] = child_slot[s] + (0 if left else 1)
             active[kept] = r
             kept += 1
@@ -481,6 +548,10 @@ def user_gain_bounds(score_bounds, name):
     return tuple(_bind(fn, f"{fn.__name__}_{name}", False, {"score_bounds": score_bounds})
                  for fn in (newton_bounds.user_gain_upper, newton_bounds.user_gain_lower))
 
+
+# under a name carrying the kernels' hash, as ``specialise``'s: a cached copy of the bounds
+# it calls is never stale
+categorical_upper = _bind(_categorical_upper, f"categorical_upper_{_SOURCE_TAG}", True, {})
 
 grow_batched_newton = specialise(newton_split.newton_score, newton_split.newton_weight,
                                  newton_bounds.newton_gain_upper,
