@@ -16,6 +16,14 @@ exact         examples in any order: for the error criterion, the smallest set
 Since the weight-order prefix is one feasible M, exact <= weight_order; and
 every finder here assesses at least weight_order (it prunes k only once
 LB_k >= E*).  A rounding allowance of TOL * node weight is granted to E*.
+
+newton_weight_order is the weight-order bound of a Newton (gradient/hessian)
+node: the optimum's feature all n rows, every other feature k the least
+prefix m of the node's rows in weight order on which the bound quick and
+adaptive prune with proves that no candidate of k would be recorded against
+the optimum (``kernels/newton_stops.py``, with the proof that every such
+finder assesses at least that many); newton_tree_bound sums it over a grown
+Newton tree's searched nodes.
 """
 
 import math
@@ -24,14 +32,19 @@ from dataclasses import replace
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from . import validation as v
+from .criteria import get_criterion
 from .finders import check_problem, kernel_task
+from .kernels import newton_search, newton_stops
+from .newton import (DEFAULT_WEIGHT_ORDER, WEIGHT_ORDERS, NewtonData, NewtonParams, NewtonTree,
+                     _check_gradient)
 from .tree import node_orders
 from .kernels.probe import run_probe
 from .kernels.search import METHODS, TOL, run
 from .kernels.state import Params
 
 __all__ = ["weight_order", "exact", "node_weight_order", "node_stops", "node_exact", "tree_bound",
-           "feature_interval"]
+           "feature_interval", "newton_weight_order", "newton_node_stops", "newton_tree_bound"]
 
 
 def _call(kernel, problem, *head):
@@ -175,3 +188,126 @@ def feature_interval(ds, y, sample_weight, feature, prefixes, rows=None, criteri
         raise ValueError(f"prefixes must be increasing lengths within 0..{problem.order.size}")
     out, node_weight = _call(run_probe, problem, 1, 0.0, prefixes)
     return out / node_weight
+
+
+# -- Newton trees ------------------------------------------------------------------------------
+
+_STOP_KERNELS = {}   # Criterion -> its compiled ``newton_stops._node_stops``
+
+
+def _stops_kernel(criterion):
+    crit = get_criterion(criterion)
+    if crit.bounds is None:
+        raise ValueError(f"the weight-order bound uses the bounds quick and adaptive prune with; "
+                         f"criterion {criterion!r} has none (register it with bounds=)")
+    if crit.built_in:
+        return newton_stops.node_stops_newton
+    if crit not in _STOP_KERNELS:
+        label = crit._label()
+        upper, lower = newton_search.user_gain_bounds(crit.bounds, label)
+        _STOP_KERNELS[crit] = newton_stops.specialise(crit.score, upper, lower, label)
+    return _STOP_KERNELS[crit]
+
+
+class _NewtonNode:
+    """Checked inputs of the Newton bounds: the kernel, (g, h) side by side, the rows'
+    weight-order keys, the candidate features (ascending) and the kernel's Params."""
+
+    def __init__(self, data, grad, hess, params, features, weight_order, criterion):
+        if not isinstance(data, NewtonData):
+            raise TypeError(f"data must be an apsplit.newton.NewtonData, got "
+                            f"{type(data).__name__}")
+        if not isinstance(params, NewtonParams):
+            raise TypeError(f"params must be a NewtonParams, got {type(params).__name__}")
+        if not isinstance(weight_order, str) or weight_order not in WEIGHT_ORDERS:
+            raise ValueError(f"weight_order must be one of {sorted(WEIGHT_ORDERS)}, "
+                             f"got {weight_order!r}")
+        self.kernel = _stops_kernel(criterion)
+        grad = _check_gradient(grad, "grad", data.n_rows)
+        hess = _check_gradient(hess, "hess", data.n_rows)
+        if np.any(hess < 0):
+            raise ValueError(f"hess has negative entries (row {int(np.argmax(hess < 0))})")
+        self.features = np.sort(v.check_indices(features, data.n_features, "features"))
+        if data.categorical[self.features].any():
+            raise ValueError(f"the weight-order bound covers threshold splits only, as quick and "
+                             f"adaptive do; the candidates include the categorical features "
+                             f"{self.features[data.categorical[self.features]].tolist()}")
+        self.gh = np.stack([grad, hess], axis=1)
+        self.key = np.ascontiguousarray(WEIGHT_ORDERS[weight_order](grad, hess), np.float64)
+        self.data, self.params = data, params
+
+    def stops(self, rows):
+        """The NodeStops of the node of ``rows`` (ascending, checked)."""
+        order = rows[np.argsort(-self.key[rows], kind="stable")]
+        return self.kernel(self.data.columns(), self.data.rank_codes()[0], self.gh, rows, order,
+                           self.features, self.params.kernel_params(rows.size))
+
+
+def newton_node_stops(data, grad, hess, params, rows=None, features=None,
+                      weight_order=DEFAULT_WEIGHT_ORDER, criterion="newton"):
+    """The stopping points of a Newton node's features (``kernels.newton_stops.NodeStops``):
+    ``stops[j]`` for ``features[j]`` (ascending), the optimum's position and gain."""
+    node = _NewtonNode(data, grad, hess, params, features, weight_order, criterion)
+    return node.stops(np.sort(v.check_indices(rows, data.n_rows, "rows")))
+
+
+def newton_weight_order(data, grad, hess, params, rows=None, features=None,
+                        weight_order=DEFAULT_WEIGHT_ORDER, criterion="newton"):
+    """Weight-order lower bound of a Newton node: n + sum_{k != k*} stop(k).
+
+    The node holds ``rows`` (default all) of ``data`` (``apsplit.newton.NewtonData``) with
+    gradients ``grad`` and hessians ``hess``, split under ``params`` (``NewtonParams``) on
+    ``features`` (default all; threshold splits), assessed in decreasing ``weight_order``
+    key (``apsplit.newton.WEIGHT_ORDERS``).  stop(k) is the least prefix of the node's rows
+    in weight order on which quick's and adaptive's bound proves that no candidate of k
+    beats the exhaustive optimum by more than the tie window (n if none), and k* is the
+    optimum's feature.  Every weight-order finder pruning with these bounds assesses at
+    least this many (``kernels/newton_stops.py``); a node those finders do not search
+    (fewer than two rows of h > 0, or too little hessian for two children) has bound 0.
+    """
+    return int(newton_node_stops(data, grad, hess, params, rows, features, weight_order,
+                                 criterion).stops.sum())
+
+
+def _searched_nodes(tree, n_rows):
+    """(node, its rows ascending) of every node of a grown NewtonTree that was searched."""
+    leaf = np.asarray(tree.row_leaf)
+    if leaf.shape != (n_rows,):
+        raise ValueError(f"the tree holds the leaves of {leaf.size} rows, the data has {n_rows}: "
+                         f"pass the tree grown on this data")
+    grown = np.flatnonzero(leaf >= 0)
+    by_leaf = grown[np.argsort(leaf[grown], kind="stable")]
+    starts = np.searchsorted(leaf[by_leaf], np.arange(tree.node_count + 1))
+    rows_of = {}
+    for node in range(tree.node_count - 1, -1, -1):   # children come after their parent
+        if tree.feature[node] == -1:
+            rows_of[node] = by_leaf[starts[node]:starts[node + 1]]
+        else:
+            rows_of[node] = np.sort(np.concatenate([rows_of.pop(tree.children_left[node]),
+                                                    rows_of.pop(tree.children_right[node])]))
+        if tree.node_features[node] > 0:
+            yield node, rows_of[node]
+
+
+def newton_tree_bound(data, grad, hess, params, tree, features=None,
+                      weight_order=DEFAULT_WEIGHT_ORDER, criterion="newton"):
+    """``newton_weight_order`` summed over the nodes a grown Newton tree searched.
+
+    ``tree`` is the ``NewtonTree`` that ``grow_newton_tree(data, grad, hess, params,
+    features=features, ...)`` returned (any method: they grow the same tree), without
+    column sampling; each node's rows are read off its leaves (``row_leaf``).  Compare with
+    quick's and adaptive's ``tree.assessments``.  With gamma > 0 the nodes pruned away are
+    not in the tree, and the sum leaves them out (still a lower bound).
+    """
+    if not isinstance(tree, NewtonTree):
+        raise TypeError(f"tree must be an apsplit.newton.NewtonTree, got {type(tree).__name__}")
+    node = _NewtonNode(data, grad, hess, params, features, weight_order, criterion)
+    total = 0
+    for k, rows in _searched_nodes(tree, data.n_rows):
+        if tree.node_features[k] != node.features.size or tree.n_node_samples[k] != rows.size:
+            raise ValueError(f"node {k} of the tree searched {tree.node_features[k]} features "
+                             f"of {tree.n_node_samples[k]} rows, not {node.features.size} of "
+                             f"{rows.size}: pass the tree grown on these features, without "
+                             f"column sampling")
+        total += int(node.stops(rows).stops.sum())
+    return total

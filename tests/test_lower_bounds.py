@@ -160,3 +160,76 @@ def test_feature_interval_rejects_bad_prefixes():
     for prefixes in ([2, 1], [-1], [5]):
         with pytest.raises(ValueError, match="prefixes"):
             lower_bounds.feature_interval(ds, y, None, 0, prefixes)
+
+
+# -- Newton nodes (kernels/newton_stops.py; the bound itself is tested in test_newton_stops.py) --
+
+def _newton_node():
+    from apsplit.newton import NewtonData, NewtonParams
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 5, (40, 3)).astype(float)
+    g, h = rng.normal(size=40), rng.uniform(0.1, 1.0, 40)
+    return NewtonData(X), g, h, NewtonParams(max_depth=2)
+
+
+def test_newton_tree_bound_sums_its_nodes():
+    from apsplit.newton import grow_newton_tree
+    data, g, h, params = _newton_node()
+    tree = grow_newton_tree(data, g, h, params, method="adaptive", weight_order="hess")
+    nodes = list(lower_bounds._searched_nodes(tree, data.n_rows))
+    assert [node for node, _ in nodes] == [2, 1, 0] and nodes[-1][1].size == 40
+    total = sum(lower_bounds.newton_weight_order(data, g, h, params, rows=rows,
+                                                 weight_order="hess") for _, rows in nodes)
+    bound = lower_bounds.newton_tree_bound(data, g, h, params, tree, weight_order="hess")
+    assert bound == total <= tree.assessments
+
+
+@pytest.mark.parametrize("change, error, match", [
+    (dict(data=np.zeros((40, 3))), TypeError, "NewtonData"),
+    (dict(params={"max_depth": 2}), TypeError, "NewtonParams"),
+    (dict(weight_order="weight"), ValueError, "weight_order"),
+    (dict(criterion="nope"), ValueError, "unknown criterion"),
+    (dict(grad=np.zeros(39)), ValueError, "grad has 39 entries"),
+    (dict(grad=np.full(40, np.nan)), ValueError, "grad contains NaN"),
+    (dict(hess=-np.ones(40)), ValueError, "hess has negative"),
+    (dict(rows=[0, 0, 1]), ValueError, "duplicate"),
+    (dict(rows=[0, 40]), ValueError, "outside"),
+    (dict(features=[3]), ValueError, "outside"),
+])
+def test_newton_bound_rejects_bad_input(change, error, match):
+    data, g, h, params = _newton_node()
+    kwargs = {**dict(data=data, grad=g, hess=h, params=params), **change}
+    with pytest.raises(error, match=match):
+        lower_bounds.newton_weight_order(**kwargs)
+
+
+def test_newton_bound_refuses_categorical_features_and_criteria_without_bounds():
+    from numba import njit
+    from apsplit.newton import NewtonData
+    data, g, h, params = _newton_node()
+    cat = NewtonData(np.c_[np.zeros(40), np.arange(40) % 3], categorical=[1])
+    with pytest.raises(ValueError, match="categorical features \\[1\\]"):
+        lower_bounds.newton_weight_order(cat, g, h, params)
+    assert lower_bounds.newton_weight_order(cat, g, h, params, features=[0]) == 40  # no split
+
+    @njit
+    def plain(G, H, p):
+        return G * G / (H + 1.0)
+
+    apsplit.register_criterion("plain_for_bounds", plain, overwrite=True)
+    with pytest.raises(ValueError, match="'plain_for_bounds' has none"):
+        lower_bounds.newton_weight_order(data, g, h, params, criterion="plain_for_bounds")
+
+
+def test_newton_tree_bound_rejects_another_tree():
+    from apsplit.newton import NewtonData, grow_newton_tree
+    data, g, h, params = _newton_node()
+    with pytest.raises(TypeError, match="NewtonTree"):
+        lower_bounds.newton_tree_bound(data, g, h, params, "tree")
+    other = NewtonData(np.zeros((30, 3)))
+    with pytest.raises(ValueError, match="leaves of 30 rows, the data has 40"):
+        lower_bounds.newton_tree_bound(data, g, h, params,
+                                       grow_newton_tree(other, g[:30], h[:30], params))
+    sampled = grow_newton_tree(data, g, h, params, colsample_bynode=0.5)
+    with pytest.raises(ValueError, match="without column sampling"):
+        lower_bounds.newton_tree_bound(data, g, h, params, sampled)
