@@ -600,7 +600,7 @@ class APGradientBoostingRegressor(RegressorMixin, _GradientBoosting):
     ``colsample_bytree``, ``colsample_bylevel``, ``colsample_bynode`` (fractions
     in (0, 1]) and ``data_sample_strategy="goss"`` with ``top_rate`` and
     ``other_rate``; ``random_state`` seeds them (train's ``seed``; None: 0, as
-    XGBoost).  ``n_jobs`` is accepted for XGBoost's signature.
+    XGBoost).  ``n_jobs`` is accepted for XGBoost's signature and ignored (one thread).
 
     Attributes: ``booster_`` (the apsplit Booster), ``evals_result_``,
     ``best_iteration_``, ``best_score_``, ``history_``, ``feature_importances_``,

@@ -23,7 +23,7 @@ objective                             a name from ``adapters.objectives.OBJECTIV
 eval_metric                           a name or a list (``adapters.metrics``)
 num_class                             outputs of ``multi:*`` (required there)
 seed, random_state                    the sampling's numpy stream (0)
-nthread, n_jobs                       accepted; the grower uses numba's threads
+nthread, n_jobs                       accepted and ignored: the Newton grower runs on one thread
 subsample                             XGBoost's Bernoulli row draw per round (1)
 colsample_bytree                      XGBoost's feature draw per round (1)
 colsample_bylevel, colsample_bynode   of those, per level of each tree, then per node (1, 1)
