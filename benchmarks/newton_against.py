@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from apsplit.experiments.report import optional_library
+
 from .newton_phases import boosting_problem
 
 # Run by each worker in its checkout: reads "<library> <dataset> <rounds> <params json>"
@@ -111,6 +113,7 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
+    optional_library("xgboost")  # the third worker fits XGBoost: name the extra if it is missing
     here = Path(__file__).resolve().parent.parent
     workers = {"before": Worker(args.checkout), "after": Worker(here), "xgb": Worker(here)}
     try:
