@@ -493,12 +493,6 @@ def _use_xgboost_thresholds(trees):
         tree.threshold = part
 
 
-def _leaf_values32(tree):
-    """XGBoost's leaf values: float32(weight) * float32(eta) in float32 (``SetLeaf``)."""
-    return (np.asarray(tree.base_weight, dtype=np.float32)
-            * np.float32(tree.learning_rate)).astype(np.float32)
-
-
 def _preds_for(m):
     return m[:, 0] if m.shape[1] == 1 else m
 
@@ -713,7 +707,7 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
             bst.tree_info.append(k)
             # XGBoost adds float32 leaf values to a float32 margin cache; the grower
             # returns the training rows' leaves (row_leaf), so they are not routed again
-            leaf32 = _leaf_values32(tree)
+            leaf32 = tree.xgboost_leaf_values()
             leaves = tree.row_leaf
             if rows is not None:  # the rows the tree did not see are routed
                 leaves = leaves.copy()

@@ -511,6 +511,12 @@ class NewtonTree:
         """The leaf value (learning rate included) of every row of X, shape (n,)."""
         return self.value[self.apply(X)]
 
+    def xgboost_leaf_values(self):
+        """Every node's output as XGBoost stores and adds it: float32(base_weight) *
+        float32(learning_rate), computed in float32 (XGBoost's ``SetLeaf``)."""
+        return (np.asarray(self.base_weight, dtype=np.float32)
+                * np.float32(self.learning_rate)).astype(np.float32)
+
     def xgboost_split_conditions(self):
         """XGBoost's float32 threshold t of every split (``x < t`` goes left; NaN at leaves).
 

@@ -571,6 +571,10 @@ def test_default_direction_without_missing():
         assert tree.feature[0] == 0 and bool(tree.default_left[0]) == default_left
         assert bool(trees[0]["default_left"][0]) == default_left
         assert tree.xgboost_split_conditions()[0] == np.float32(trees[0]["split_conditions"][0])
+        # XGBoost keeps a leaf's output (float32 weight x float32 eta) in split_conditions
+        leaves = tree.is_leaf
+        np.testing.assert_array_equal(tree.xgboost_leaf_values()[leaves],
+                                      np.float32(trees[0]["split_conditions"])[leaves])
 
 
 # ------------------------------------------------------------------- bad input

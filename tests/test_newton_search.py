@@ -276,9 +276,16 @@ def _wrong_bounds(G_lo, G_hi, H_lo, H_hi, params):
     return 0.0, 1e-9
 
 
+def bounded_criterion():
+    """The name of the test's bounded criterion, registered once per process, so that its
+    growers compile once for every test that uses it (here and in test_newton_stops)."""
+    if "bounded_test" not in apsplit.available_criteria():
+        apsplit.register_criterion("bounded_test", _bounded_score, bounds=_bounded_bounds)
+    return "bounded_test"
+
+
 def test_user_criterion_with_bounds():
-    apsplit.register_criterion("bounded_test", _bounded_score, bounds=_bounded_bounds,
-                               overwrite=True)
+    bounded_criterion()
     rng = np.random.default_rng(1)
     X = rng.integers(0, 6, size=(300, 3)).astype(float)
     g = rng.normal(size=300) + X[:, 1]
@@ -318,10 +325,9 @@ def test_refusals():
     with pytest.raises(ValueError, match="method"):
         train({"method": "fast"}, DMatrix(np.arange(6.0)[:, None], label=np.arange(6.0)), 1)
     mixed = NewtonData(np.column_stack([np.arange(6.0), np.arange(6) % 3]), categorical=[1])
-    apsplit.register_criterion("bounded_test", _bounded_score, bounds=_bounded_bounds,
-                               overwrite=True)
     with pytest.raises(ValueError, match="cannot split the categorical features"):
-        grow_newton_tree(mixed, g, h, NewtonParams(), method="quick", criterion="bounded_test")
+        grow_newton_tree(mixed, g, h, NewtonParams(), method="quick",
+                         criterion=bounded_criterion())
 
 
 # categorical features: up to 12 categories (codes 0..11, or a few codes far apart), NaN

@@ -16,8 +16,7 @@ from apsplit import lower_bounds
 from apsplit.kernels import newton_search as ns
 from apsplit.newton import WEIGHT_ORDERS, NewtonData, NewtonParams, grow_newton_tree
 from strategies import scaled
-import apsplit
-from test_newton_search import _bounded_bounds, _bounded_score, _root_bounds, problems
+from test_newton_search import _root_bounds, bounded_criterion, problems
 
 # prefixes of a weight-order finder, as shares of a node's key total: one for quick, an
 # increasing run for adaptive (any choice; the bound holds for every one)
@@ -127,14 +126,13 @@ def test_real_node_between_n_and_adaptive():
 def test_user_criterion_with_bounds():
     """A registered criterion's bound (its own score and gain bounds) is at most adaptive's
     and quick's count with that criterion, and at least n."""
-    apsplit.register_criterion("bounded_stops_test", _bounded_score, bounds=_bounded_bounds,
-                               overwrite=True)
+    name = bounded_criterion()
     rng = np.random.default_rng(1)
     X = rng.integers(0, 6, size=(300, 3)).astype(float)
     g, h = rng.normal(size=300) + X[:, 1], rng.uniform(0.5, 1.0, 300)
     data, params = NewtonData(X), NewtonParams(max_depth=1)
-    bound = lower_bounds.newton_weight_order(data, g, h, params, criterion="bounded_stops_test")
+    bound = lower_bounds.newton_weight_order(data, g, h, params, criterion=name)
     newton = lower_bounds.newton_weight_order(data, g, h, params)
-    counts = [grow_newton_tree(data, g, h, params, method=m, criterion="bounded_stops_test")
+    counts = [grow_newton_tree(data, g, h, params, method=m, criterion=name)
               .assessments for m in ("quick", "adaptive")]
     assert 300 < bound <= min(counts) and bound != newton

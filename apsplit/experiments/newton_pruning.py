@@ -30,7 +30,6 @@ import argparse
 import numpy as np
 
 from ..adapters import DMatrix, train
-from ..adapters.training import _leaf_values32
 from ..lower_bounds import newton_tree_bound
 from ..newton import DEFAULT_WEIGHT_ORDER, WEIGHT_ORDERS, NewtonParams, grow_newton_tree
 from . import categorical
@@ -94,7 +93,7 @@ def run_bounds(ref, dtrain, tree_params, orders):
             for order in orders:
                 totals[order] += newton_tree_bound(data, g, h, tree_params, again,
                                                    weight_order=order)
-            margin[:, k] += _leaf_values32(tree)[tree.row_leaf]
+            margin[:, k] += tree.xgboost_leaf_values()[tree.row_leaf]
     return totals
 
 
