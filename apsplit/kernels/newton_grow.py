@@ -8,21 +8,29 @@ open nodes are slots 0..m-1 and every row of an open node carries its slot
 2. one ``newton_split.scan_feature`` per candidate feature finds every node's
    best split at once (one or two passes over the feature's sorted column);
    a categorical feature's, ``newton_categorical.scan_categorical`` (a set of
-   codes goes right);
+   codes goes right); a histogram feature's (``Columns.hist_index``: dense, few
+   values), ``newton_hist.scan_bins`` on the level's per-node histograms, summed
+   by one pass over the open rows (``newton_hist.accumulate``): the same
+   candidates in the same order, features by index whatever their path; a node
+   whose best split is on a histogram feature gets its gain recomputed in the
+   column's order (``newton_hist.column_order_gains``), the column scan's gain
+   to the bit;
 3. a node whose best gain exceeds 1e-6 gets two children, numbered in the
    order of the level's nodes (XGBoost's numbering: a node's children are
    consecutive, left first, and a level's nodes follow the previous level's);
 4. the rows move to their child: the rows with a present value of the split
    feature by one pass over that feature's column (x <= threshold goes left;
-   a categorical split sends its set right),
+   a categorical split sends its set right), or, for a histogram feature, by
+   the value of the row's code in the pass over the open rows,
    the others (missing) to the default side; rows of nodes that became leaves
    leave the open set.
 
 So a level costs O(open rows + stored entries of the candidate features), and
 a tree O(depth x entries), whatever the number of nodes.  Before a level, when
 the open rows have fallen below 3/4 of the rows the columns hold, the columns
-are compacted to the open rows' entries (``compact_columns``: the passes then
-read fewer entries, and meet the same ones in the same order).
+of the candidate features that are no histogram features are compacted to the
+open rows' entries (``compact_columns``: the passes then read fewer entries,
+and meet the same ones in the same order).
 
 Column sampling per level and per node (XGBoost's ``colsample_bylevel`` and
 ``colsample_bynode``; ``ColumnDraw``): at every level a uniform draw without
