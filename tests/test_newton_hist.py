@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import newton_oracle as oracle
 from apsplit.experiments.stock import load_split
+from apsplit.kernels import newton_hist
 from apsplit.newton import NewtonData, NewtonParams, NewtonTree, grow_newton_forest, grow_newton_tree
 from strategies import scaled
 from test_newton import (all_features, all_rows, as_input, assert_same_tree, params,
@@ -128,6 +129,30 @@ def test_255_values_and_the_missing_code_at_255():
     p = NewtonParams(max_depth=5, min_child_weight=0.0)
     assert_same_arrays(grow_newton_tree(data, g, h, p),
                        grow_newton_tree(NewtonData(X, histogram_density=None), g, h, p))
+
+
+def test_histograms_beyond_the_budget_are_summed_in_chunks():
+    """200 features of 250 values: a level's histograms exceed ``BIN_BUDGET`` from 4
+    nodes on and are summed and scanned chunk by chunk, in feature order, with column
+    features (every fifth, of more values) between them."""
+    rng = np.random.default_rng(3)
+    n, K = 600, 200
+    X = rng.integers(0, 250, (n, K)).astype(float)
+    X[:, ::5] = rng.normal(size=(n, K // 5))
+    X[rng.random((n, K)) < 0.05] = np.nan
+    data = NewtonData(X)
+    assert data.histogram_features.size == K - K // 5
+    assert 4 * (data.hist_start[-1] + data.histogram_features.size) * 32 > newton_hist.BIN_BUDGET
+    g, h = np.round(rng.normal(size=n) * 8) / 8, np.full(n, 0.5)
+    p = NewtonParams(max_depth=4)
+    for bynode in (1.0, 0.5):
+        tree = grow_newton_tree(data, g, h, p, colsample_bynode=bynode, seed=1)
+        depth = np.zeros(tree.node_count, int)
+        for node in range(1, tree.node_count):
+            depth[node] = depth[tree.parent[node]] + 1
+        assert np.sum(depth == 2) == 4 and np.sum(depth == 3) >= 4  # levels over the budget
+        assert_same_arrays(tree, grow_newton_tree(NewtonData(X, histogram_density=None), g, h,
+                                                  p, colsample_bynode=bynode, seed=1))
 
 
 @pytest.fixture(scope="module")

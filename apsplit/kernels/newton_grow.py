@@ -67,7 +67,7 @@ from numba import njit
 from . import newton_categorical, newton_hist, newton_split
 from .newton_categorical import (in_set, max_categories, new_category_sets, scan_categorical,
                                  store_set)
-from .newton_hist import accumulate, column_order_gains, scan_bins
+from .newton_hist import accumulate, chunk_end, column_order_gains, scan_bins
 from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Level, Rows, make_best, make_running,
                            newton_score, newton_weight, scan_feature)
 
@@ -327,12 +327,17 @@ def _grow(cols, gh, root_rows, features, params, draw):
         for j in range(scanned.shape[0]):
             in_histograms[j] = hist_index[scanned[j]] >= 0 and (not by_node
                                                                 or node_allowed[j].any())
-        level_bins = accumulate(cols, gh, position, active, scanned[in_histograms], m)
+        level_bins = accumulate(cols, gh, position, active, scanned[:0], m)
+        end = 0  # the histograms of scanned[:end] have been summed
         for j in range(scanned.shape[0]):
             allowed = node_allowed[j] if by_node else every_slot
             if by_node and not allowed.any():  # no node of the level drew this feature
                 continue
             if in_histograms[j]:
+                if j >= end:
+                    end = chunk_end(cols, scanned, in_histograms, j, m)
+                    level_bins = accumulate(cols, gh, position, active,
+                                            scanned[j:end][in_histograms[j:end]], m)
                 scan_bins(cols, level_bins, scanned[j], level, best, params, score, allowed)
             elif cols.categorical[scanned[j]]:
                 scan_categorical(cols, rows, scanned[j], level, best, params, allowed, sets)

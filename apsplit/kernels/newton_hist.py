@@ -58,6 +58,7 @@ from .newton_split import side_gain
 
 MAX_BINS = 255   # distinct present values of a histogram feature; code 255 at most = missing
 GRAD, HESS, N_POS, N_ROWS = 0, 1, 2, 3   # the channels of a bin
+BIN_BUDGET = 4 << 20  # bytes of a level's histograms at a time (``chunk_end``; measured)
 
 
 class LevelBins(NamedTuple):
@@ -68,6 +69,25 @@ class LevelBins(NamedTuple):
     features: np.ndarray   # the histogram features of the level, ascending
     offset: np.ndarray     # where each one's bins start; offset[-1]: bins of the level
     place: np.ndarray      # place[f]: k of feature f in ``features`` (-1: not accumulated)
+
+
+@njit(cache=True)
+def chunk_end(cols, features, in_histograms, start, m):
+    """The end of the chunk of ``features`` from ``start`` (a histogram feature) whose
+    histogram features' bins, for ``m`` slots, fit in ``BIN_BUDGET`` bytes (one feature
+    at least): a level accumulates and scans its histogram features chunk by chunk, in
+    feature order, so that its histograms stay within the budget."""
+    n_bins = 0
+    end = start
+    while end < features.shape[0]:
+        if in_histograms[end]:
+            j = cols.hist_index[features[end]]
+            more = cols.hist_start[j + 1] - cols.hist_start[j] + 1
+            if end > start and m * (n_bins + more) * 32 > BIN_BUDGET:
+                break
+            n_bins += more
+        end += 1
+    return end
 
 
 @njit(cache=True)
