@@ -194,3 +194,10 @@ def test_pickle_keeps_the_histogram_codes():
 def test_bad_density(density, error, match):
     with pytest.raises(error, match=match):
         NewtonData(np.zeros((3, 2)), histogram_density=density)
+
+
+def test_the_benchmark_checks_the_trees_and_prints_a_ratio(capsys):
+    from benchmarks import newton_hist as bench
+    bench.main(["--datasets", "pendigits", "--depth", "2", "--repeats", "1"])
+    row = capsys.readouterr().out.splitlines()[1].split(" | ")
+    assert row[:2] == ["pendigits", "16 of 16"] and float(row[4]) > 0
