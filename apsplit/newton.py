@@ -7,7 +7,8 @@
                                                              # K trees in one call
 
 The criterion, the scan and their proofs are in ``kernels/newton_split.py``
-(categorical features: ``kernels/newton_categorical.py``),
+(categorical features: ``kernels/newton_categorical.py``; dense features of few
+values, from per-node histograms: ``kernels/newton_hist.py``),
 the depthwise growth and gamma pruning in ``kernels/newton_grow.py``, routing
 in ``kernels/newton_route.py``; ``method="quick"`` / ``"adaptive"`` (the same
 trees, fewer assessments) in ``kernels/newton_search.py``, with the bounds on
