@@ -7,7 +7,8 @@
                                                              # K trees in one call
 
 The criterion, the scan and their proofs are in ``kernels/newton_split.py``
-(categorical features: ``kernels/newton_categorical.py``),
+(categorical features: ``kernels/newton_categorical.py``; dense features of few
+values, from per-node histograms: ``kernels/newton_hist.py``),
 the depthwise growth and gamma pruning in ``kernels/newton_grow.py``, routing
 in ``kernels/newton_route.py``; ``method="quick"`` / ``"adaptive"`` (the same
 trees, fewer assessments) in ``kernels/newton_search.py``, with the bounds on
@@ -53,7 +54,7 @@ import scipy.sparse as sp
 from . import validation as v
 from .criteria import get_criterion
 from .dataset import dense_matrix
-from .kernels import newton_route, newton_search
+from .kernels import newton_hist, newton_route, newton_search
 from .kernels.newton_categorical import MAX_CATEGORY
 from .kernels.newton_grow import NO_DRAW, ColumnDraw
 from .kernels.newton_split import Columns, Params
@@ -72,6 +73,9 @@ WEIGHT_ORDERS = {
     "abs_grad_hess": lambda g, h: np.abs(g * h),   # LightGBM's GOSS ranks rows by it
 }
 DEFAULT_WEIGHT_ORDER = "abs_grad_plus_hess"   # measured: docs/gradient-boosting.md
+#: NewtonData's default: features of few values present in at least this share of the rows
+#: are searched from histograms (measured: docs/gradient-boosting.md)
+HISTOGRAM_DENSITY = 0.5
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,17 @@ def invalid_codes(values):
     return values[(values < 0) | (values > MAX_CATEGORY) | (values != np.floor(values))]
 
 
+def _check_density(density):
+    """``NewtonData``'s ``histogram_density``: None or a number in [0, 1]."""
+    if density is None:
+        return None
+    if isinstance(density, bool) or not isinstance(density, numbers.Real):
+        raise TypeError(f"histogram_density must be a number in [0, 1] or None, got {density!r}")
+    if not 0.0 <= density <= 1.0:
+        raise ValueError(f"histogram_density must be in [0, 1] or None, got {density!r}")
+    return float(density)
+
+
 def _csr(X):
     """X as CSR float64 with sorted indices (stored entries only; stored zeros kept)."""
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
@@ -191,9 +206,18 @@ class NewtonData:
         right, every other value, unseen codes and missing values left, as in XGBoost).
         Other values are refused.
 
+    histogram_density : float in [0, 1], or None
+        A numeric feature with at most 255 distinct present values, present in at
+        least this share of the rows, is searched from per-node histograms
+        (``kernels.newton_hist``: one bin per distinct value, the same candidates and
+        trees as the column scan, faster on dense columns of few values); None: no
+        feature is (every feature scans its sorted column), 0.0: every such feature is.
+
     Each feature's present entries are sorted by value once (row ids in value
     order, ties by row), so that a level of a tree costs one pass over each
-    column; sparse input keeps only its stored entries.
+    column; sparse input keeps only its stored entries.  The histogram features'
+    rank codes are held row-major (``hist_codes``: n_rows x F_hist uint8, the missing
+    code after the feature's values).
 
     Attributes: n_rows, n_features, is_sparse, n_present (present entries per
     feature), categorical (boolean mask).  quick and adaptive also need every row's value
@@ -201,7 +225,7 @@ class NewtonData:
     and kept).
     """
 
-    def __init__(self, X, categorical=None):
+    def __init__(self, X, categorical=None, histogram_density=HISTOGRAM_DENSITY):
         if sp.issparse(X):
             csc = sp.csc_matrix(X, dtype=np.float64, copy=True)
             csc.sum_duplicates()
@@ -243,11 +267,62 @@ class NewtonData:
         self.categorical = categorical_mask(categorical, K)
         for k in np.flatnonzero(self.categorical):
             check_codes(self.values[lo[k]:hi[k]], k)
+        self._histogram_features(_check_density(histogram_density))
         self._columns = self._kernel_columns()
         self._ranks = None
 
     def _kernel_columns(self):
-        return Columns(self.indptr, self.rows, self.values, self.forward, self.categorical)
+        return Columns(self.indptr, self.rows, self.values, self.forward, self.categorical,
+                       self.hist_index, self.hist_codes, self.hist_start, self.hist_values)
+
+    def _distinct(self):
+        """(new, rank, col): per stored entry, whether its value differs from the previous
+        entry of its feature, its value's rank among the feature's distinct values, its
+        feature."""
+        K = self.n_features
+        starts = self.indptr[:-1][self.n_present > 0]
+        new = np.ones(self.values.size, bool)
+        new[1:] = self.values[1:] != self.values[:-1]
+        new[starts] = True
+        distinct = np.cumsum(new) - 1
+        col = np.repeat(np.arange(K), self.n_present)
+        first = np.zeros(K, np.int64)
+        first[self.n_present > 0] = distinct[starts]
+        return new, distinct - first[col], col
+
+    def _histogram_features(self, density):
+        """Choose the histogram features (``histogram_density``) and build their codes:
+        ``hist_index`` (feature -> column of ``hist_codes``, -1: none), ``hist_codes``,
+        ``hist_start``/``hist_values`` (each one's distinct values ascending)."""
+        K, n = self.n_features, self.n_rows
+        new, rank, col = self._distinct()
+        n_distinct = np.bincount(col[new], minlength=K)
+        # 0.0 and -0.0 are one value to the scan but two floats: such a feature keeps the
+        # column scan, which reports the float of the rows it meets
+        zero = self.values == 0.0
+        signed = np.bincount(col[zero], weights=np.signbit(self.values[zero]), minlength=K)
+        mixed_zeros = (signed > 0) & (signed < np.bincount(col[zero], minlength=K))
+        chosen = np.zeros(K, bool) if density is None else (
+            ~self.categorical & ~mixed_zeros & (n_distinct <= newton_hist.MAX_BINS)
+            & (self.n_present >= density * n))
+        features = np.flatnonzero(chosen)
+        self.hist_index = np.full(K, -1, np.int64)
+        self.hist_index[features] = np.arange(features.size)
+        self.hist_start = np.zeros(features.size + 1, np.int64)
+        np.cumsum(n_distinct[features], out=self.hist_start[1:])
+        self.hist_values = np.concatenate(
+            [self.values[self.indptr[f]:self.indptr[f + 1]][new[self.indptr[f]:self.indptr[f + 1]]]
+             for f in features] + [np.empty(0)])
+        self.hist_codes = np.empty((n, features.size), np.uint8)
+        self.hist_codes[:] = n_distinct[features]  # the missing code, after the values
+        for j, f in enumerate(features):
+            lo, hi = self.indptr[f], self.indptr[f + 1]
+            self.hist_codes[self.rows[lo:hi], j] = rank[lo:hi]
+
+    @property
+    def histogram_features(self):
+        """The features searched from histograms (``histogram_density``), ascending."""
+        return np.flatnonzero(self.hist_index >= 0)
 
     def rank_codes(self):
         """(codes, value_indptr, values) of quick and adaptive, built at the first call and kept:
@@ -256,16 +331,9 @@ class NewtonData:
         ``values[value_indptr[f]:value_indptr[f + 1]]``.  n_features x n_rows int32."""
         if self._ranks is None:
             K, n = self.n_features, self.n_rows
-            starts = self.indptr[:-1][self.n_present > 0]
-            new = np.ones(self.values.size, bool)
-            new[1:] = self.values[1:] != self.values[:-1]
-            new[starts] = True
-            distinct = np.cumsum(new) - 1
-            col = np.repeat(np.arange(K), self.n_present)
-            first = np.zeros(K, np.int64)
-            first[self.n_present > 0] = distinct[starts]
+            new, rank, col = self._distinct()
             codes = np.full((K, n), -1, np.int32)
-            codes[col, self.rows] = distinct - first[col]
+            codes[col, self.rows] = rank
             value_indptr = np.zeros(K + 1, np.int64)
             np.cumsum(np.bincount(col[new], minlength=K), out=value_indptr[1:])
             self._ranks = (codes, value_indptr, self.values[new].copy())

@@ -8,21 +8,29 @@ open nodes are slots 0..m-1 and every row of an open node carries its slot
 2. one ``newton_split.scan_feature`` per candidate feature finds every node's
    best split at once (one or two passes over the feature's sorted column);
    a categorical feature's, ``newton_categorical.scan_categorical`` (a set of
-   codes goes right);
+   codes goes right); a histogram feature's (``Columns.hist_index``: dense, few
+   values), ``newton_hist.scan_bins`` on the level's per-node histograms, summed
+   by one pass over the open rows (``newton_hist.accumulate``): the same
+   candidates in the same order, features by index whatever their path; a node
+   whose best split is on a histogram feature gets its gain recomputed in the
+   column's order (``newton_hist.column_order_gains``), the column scan's gain
+   to the bit;
 3. a node whose best gain exceeds 1e-6 gets two children, numbered in the
    order of the level's nodes (XGBoost's numbering: a node's children are
    consecutive, left first, and a level's nodes follow the previous level's);
 4. the rows move to their child: the rows with a present value of the split
    feature by one pass over that feature's column (x <= threshold goes left;
-   a categorical split sends its set right),
+   a categorical split sends its set right), or, for a histogram feature, by
+   the value of the row's code in the pass over the open rows,
    the others (missing) to the default side; rows of nodes that became leaves
    leave the open set.
 
 So a level costs O(open rows + stored entries of the candidate features), and
 a tree O(depth x entries), whatever the number of nodes.  Before a level, when
 the open rows have fallen below 3/4 of the rows the columns hold, the columns
-are compacted to the open rows' entries (``compact_columns``: the passes then
-read fewer entries, and meet the same ones in the same order).
+of the candidate features that are no histogram features are compacted to the
+open rows' entries (``compact_columns``: the passes then read fewer entries,
+and meet the same ones in the same order).
 
 Column sampling per level and per node (XGBoost's ``colsample_bylevel`` and
 ``colsample_bynode``; ``ColumnDraw``): at every level a uniform draw without
@@ -56,9 +64,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from . import newton_categorical, newton_split
+from . import newton_categorical, newton_hist, newton_split
 from .newton_categorical import (in_set, max_categories, new_category_sets, scan_categorical,
                                  store_set)
+from .newton_hist import accumulate, chunk_end, column_order_gains, scan_bins
 from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Level, Rows, make_best, make_running,
                            newton_score, newton_weight, scan_feature)
 
@@ -66,9 +75,9 @@ LEAF = -1
 
 
 def split_source_tag(*files):
-    """A hash of the scan kernels' source (``newton_split``, ``newton_categorical``) and of
-    ``files``: the tag in a cached grower's name (``specialise``)."""
-    paths = (newton_split.__file__, newton_categorical.__file__) + files
+    """A hash of the scan kernels' source (``newton_split``, ``newton_categorical``,
+    ``newton_hist``) and of ``files``: the tag in a cached grower's name (``specialise``)."""
+    paths = (newton_split.__file__, newton_categorical.__file__, newton_hist.__file__) + files
     return hashlib.sha1(b"".join(Path(p).read_bytes() for p in paths)).hexdigest()[:12]
 
 
@@ -243,7 +252,8 @@ def compact_columns(cols, position, features, private):
                 out_values[k] = col_values[e]
                 k += position[r] >= 0
         indptr[f + 1] = k
-    return Columns(indptr, out_rows, out_values, cols.forward, cols.categorical)
+    return Columns(indptr, out_rows, out_values, cols.forward, cols.categorical, cols.hist_index,
+                   cols.hist_codes, cols.hist_start, cols.hist_values)
 
 
 def _grow(cols, gh, root_rows, features, params, draw):
@@ -280,10 +290,13 @@ def _grow(cols, gh, root_rows, features, params, draw):
     node_allowed = np.zeros((1, 1), np.bool_)  # [the feature's place in the level, slot]
     in_cols = n_rows  # the rows whose entries ``cols`` holds
     private = False
+    hist_index = cols.hist_index
+    column_features = features[hist_index[features] < 0]  # the others: histograms
     for depth in range(params.max_depth + 1):
         m = slot_node.shape[0]
-        if depth < params.max_depth and active.shape[0] < COMPACT_BELOW * in_cols:
-            cols = compact_columns(cols, position, features, private)
+        if depth < params.max_depth and column_features.shape[0] > 0 \
+                and active.shape[0] < COMPACT_BELOW * in_cols:
+            cols = compact_columns(cols, position, column_features, private)
             in_cols = active.shape[0]
             private = True
         rows = Rows(gh, position)
@@ -310,14 +323,27 @@ def _grow(cols, gh, root_rows, features, params, draw):
                     node_allowed[position_in_level[f], s] = True
         for s in range(m):
             tree.node_features[slot_node[s]] = per_node
+        in_histograms = np.zeros(scanned.shape[0], np.bool_)
+        for j in range(scanned.shape[0]):
+            in_histograms[j] = hist_index[scanned[j]] >= 0 and (not by_node
+                                                                or node_allowed[j].any())
+        level_bins = accumulate(cols, gh, position, active, scanned[:0], m)
+        end = 0  # the histograms of scanned[:end] have been summed
         for j in range(scanned.shape[0]):
             allowed = node_allowed[j] if by_node else every_slot
             if by_node and not allowed.any():  # no node of the level drew this feature
                 continue
-            if cols.categorical[scanned[j]]:
+            if in_histograms[j]:
+                if j >= end:
+                    end = chunk_end(cols, scanned, in_histograms, j, m)
+                    level_bins = accumulate(cols, gh, position, active,
+                                            scanned[j:end][in_histograms[j:end]], m)
+                scan_bins(cols, level_bins, scanned[j], level, best, params, score, allowed)
+            elif cols.categorical[scanned[j]]:
                 scan_categorical(cols, rows, scanned[j], level, best, params, allowed, sets)
             else:
                 scan_feature(cols, rows, scanned[j], level, run, best, params, score, allowed)
+        column_order_gains(cols, rows, active, level, best, params, score)
         child_slot = np.full(m, -1, np.int64)  # the left child's slot; the right one's is next
         n_split = 0
         for s in range(m):
@@ -346,18 +372,28 @@ def _grow(cols, gh, root_rows, features, params, draw):
         category_start, category_count = tree.category_start, tree.category_count
         category_codes = tree.category_codes
         col_rows, col_values = cols.rows, cols.values
+        codes, hist_start, hist_values = cols.hist_codes, cols.hist_start, cols.hist_values
         for p in range(active.shape[0]):
             r = active[p]
             s = position[r]
             if child_slot[s] < 0:
                 moved[r] = -1
                 row_leaf[r] = slot_node[s]
-            else:
-                moved[r] = child_slot[s] + (0 if default_left[slot_node[s]] else 1)
+                continue
+            node = slot_node[s]
+            moved[r] = child_slot[s] + (0 if default_left[node] else 1)
+            j = hist_index[split_feature[node]]
+            if j >= 0:  # a histogram feature: the row's value is its code's
+                code = np.int64(codes[r, j])
+                if code < hist_start[j + 1] - hist_start[j]:
+                    right = not hist_values[hist_start[j] + code] <= threshold[node]
+                    moved[r] = child_slot[s] + (1 if right else 0)
         for k in range(n_features):
             if not split_on[k]:
                 continue
             split_on[k] = False
+            if hist_index[k] >= 0:  # moved above
+                continue
             for e in range(cols.indptr[k], cols.indptr[k + 1]):
                 r = col_rows[e]
                 s = position[r]

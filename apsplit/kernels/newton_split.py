@@ -110,7 +110,10 @@ class Columns(NamedTuple):
     ``values`` (ties by row).  ``forward[f]``: XGBoost runs the forward pass
     on column f (it has a missing value and two distinct values).
     ``categorical[f]``: f's values are category codes, split by sets
-    (``newton_categorical``).
+    (``newton_categorical``).  ``hist_index[f]`` >= 0: f is a histogram feature
+    (``newton_hist``), its rows' rank codes in column ``hist_index[f]`` of
+    ``hist_codes`` (n x F_hist uint8), its distinct present values ascending in
+    ``hist_values[hist_start[j]:hist_start[j + 1]]`` (j = ``hist_index[f]``).
     """
 
     indptr: np.ndarray
@@ -118,6 +121,10 @@ class Columns(NamedTuple):
     values: np.ndarray
     forward: np.ndarray
     categorical: np.ndarray
+    hist_index: np.ndarray
+    hist_codes: np.ndarray
+    hist_start: np.ndarray
+    hist_values: np.ndarray
 
 
 class Rows(NamedTuple):

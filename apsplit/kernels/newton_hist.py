@@ -1,0 +1,259 @@
+"""The exact scan of a feature with few distinct values: per-node histograms, one bin per value.
+
+A *histogram feature* (``apsplit.newton.NewtonData`` chooses them: at most
+``MAX_BINS`` distinct present values, dense enough, numeric) has every row's
+value as a rank code (``Columns.hist_codes``, n x F_hist uint8, row-major):
+code c < n_bins is the c-th smallest distinct present value
+(``Columns.hist_values``), code n_bins marks a missing value.  A level then
+
+1. ``accumulate``: one pass over the open rows (``active``, in their order)
+   adds each row's (g, h, [h = 0], 1) to the bin of its code in its node's
+   histogram of every histogram feature the level scans (a missing row's
+   code is a last bin that nothing reads: no branch per entry; the rows with
+   h > 0 of a bin are its rows minus those with h = 0, a channel only the
+   rows of zero hessian, rare, add to: three channels per entry instead of
+   four, 0.88-0.89x of a fit on satimage and pendigits, measured);
+2. ``scan_bins``: per open node, the bins in value order stand for the
+   column's entries: descending for the backward pass, ascending for the
+   forward pass, a bin empty in the node skipped.
+
+Why the candidates, their order and the tie-breaking are the column scan's
+(``newton_split.scan_feature``), so that the trees are the same.  In one
+node, the column scan visits the node's present rows in value order and
+considers a candidate each time the value changes, with the sums of the rows
+seen so far as one side.  The rows seen before the first row of value v are
+exactly the rows of the bins before v's (all rows of a value are
+consecutive in the column), so the candidate at the change to v is the
+candidate at v's bin, with the same side (as a set of rows), the same
+(left_value, right_value) (the two consecutive present values of the node:
+the bin values are the column's values, and the features with both 0.0 and
+-0.0, equal but not the same float, are not histogram features) and the
+same default side; the closing candidate (every present row on one side,
+the missing rows on the other) is considered under the same condition (the
+node has a present and a missing row).  The passes run in the same order per
+node (forward, closing, backward, closing; the backward pass skipped where
+the forward ran and the node has no missing row), the features in index
+order (``newton_grow._grow``), and every candidate goes through the same rule
+(``_record``: it replaces the node's best only by beating it by more than the
+tie window).  Nodes are independent (a node's best depends on its own
+candidates only), so scanning node by node instead of interleaved changes
+nothing.  The one difference is the order of additions in a side's sums (per
+bin in row order, then bin after bin, instead of row after row in value
+order): the sums, hence the gains, may differ by a few ulps of the node's
+sum of |g|, which the tie window (``Level.tie``, 1e-10 of the node's gain
+scale) absorbs; the counts (rows, rows with h > 0) are integers and equal.
+The chosen split's gain is then recomputed from its side's sums added in the
+column's order (``column_order_gains``): the column scan's gain to the bit.
+A gain that beats the best by within a few ulps of exactly the window, or
+a hessian sum within a few ulps of ``min_child_weight``, can come out the
+other way: measure-zero events, which the dyadic tests (exact sums) exclude
+and which the column scan itself meets when its rows are reordered.
+
+Cost: O(open rows x histogram features) for the pass, O(open nodes x bins)
+for the scan, against O(entries) for the column scan with random access to
+``gh[row]``, ``position[row]`` and per-node running sums held in memory.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .newton_split import side_gain
+
+MAX_BINS = 255   # distinct present values of a histogram feature; code 255 at most = missing
+GRAD, HESS, N_ZERO, N_ROWS = 0, 1, 2, 3   # the channels of a bin (N_ZERO: rows with h = 0)
+BIN_BUDGET = 4 << 20  # bytes of a level's histograms at a time (``chunk_end``; measured)
+
+
+class LevelBins(NamedTuple):
+    """The histograms of a level: ``bins[slot, offset[k] + code, channel]`` for the k-th
+    feature of ``features`` (its bins, then the missing code's)."""
+
+    bins: np.ndarray       # (m, offset[-1], 4) float64: G, H, rows with h = 0, rows
+    features: np.ndarray   # the level's histogram features summed (a chunk), ascending
+    offset: np.ndarray     # where each one's bins start; offset[-1]: bins of the level
+    place: np.ndarray      # place[f]: k of feature f in ``features`` (-1: not accumulated)
+
+
+@njit(cache=True)
+def chunk_end(cols, features, in_histograms, start, m):
+    """The end of the chunk of ``features`` from ``start`` (a histogram feature) whose
+    histogram features' bins, for ``m`` slots, fit in ``BIN_BUDGET`` bytes (one feature
+    at least): a level accumulates and scans its histogram features chunk by chunk, in
+    feature order, so that its histograms stay within the budget."""
+    n_bins = 0
+    end = start
+    while end < features.shape[0]:
+        if in_histograms[end]:
+            j = cols.hist_index[features[end]]
+            more = cols.hist_start[j + 1] - cols.hist_start[j] + 1
+            if end > start and m * (n_bins + more) * 32 > BIN_BUDGET:
+                break
+            n_bins += more
+        end += 1
+    return end
+
+
+@njit(cache=True)
+def accumulate(cols, gh, position, active, features, m):
+    """The ``LevelBins`` of the ``m`` slots over the ``active`` rows for the histogram
+    ``features`` (ascending), every row added to its slot's bin of its code, in
+    ``active``'s order."""
+    n_features = cols.hist_index.shape[0]
+    k_count = features.shape[0]
+    offset = np.zeros(k_count + 1, np.int64)
+    columns = np.empty(k_count, np.int64)
+    place = np.full(n_features, -1, np.int64)
+    for k in range(k_count):
+        j = cols.hist_index[features[k]]
+        columns[k] = j
+        place[features[k]] = k
+        offset[k + 1] = offset[k] + cols.hist_start[j + 1] - cols.hist_start[j] + 1
+    bins = np.zeros((m, offset[k_count], 4))
+    codes = cols.hist_codes
+    for p in range(active.shape[0]):
+        r = active[p]
+        s = position[r]
+        g = gh[r, 0]
+        h = gh[r, 1]
+        for k in range(k_count):
+            b = offset[k] + codes[r, columns[k]]
+            bins[s, b, GRAD] += g
+            bins[s, b, HESS] += h
+            bins[s, b, N_ROWS] += 1.0
+        if not h > 0.0:
+            for k in range(k_count):
+                bins[s, offset[k] + codes[r, columns[k]], N_ZERO] += 1.0
+    return LevelBins(bins, features, offset, place)
+
+
+@njit(inline='always')
+def scan_bins(cols, level_bins, f, level, best, params, score, allowed):
+    """Every candidate split of the histogram feature ``f`` in every open slot that may
+    split on it (``allowed[s]``), kept in ``best``: ``newton_split.scan_feature``'s
+    candidates in its order (module docstring), read from the slot's bins.
+
+    The record of a candidate is ``newton_split._record`` written out on the arrays
+    (taken out of the tuples once, as ``newton_split._pass`` does).
+    """
+    j = cols.hist_index[f]
+    values = cols.hist_values[cols.hist_start[j]:cols.hist_start[j + 1]]
+    n_bins = values.shape[0]
+    base = level_bins.offset[level_bins.place[f]]
+    bins = level_bins.bins
+    forward = cols.forward[f]
+    node_grad, node_hess, node_pos, node_rows = level.grad, level.hess, level.n_pos, level.n_rows
+    node_score, tie = level.score, level.tie
+    best_gain, best_feature = best.gain, best.feature
+    best_default, best_left, best_right = best.default_left, best.left_value, best.right_value
+    for s in range(node_grad.shape[0]):
+        if not allowed[s]:
+            continue
+        for direction in range(2):
+            ascending = direction == 0
+            if ascending and not forward:
+                continue
+            G = 0.0
+            H = 0.0
+            n_pos = 0
+            n_rows = 0
+            last = 0.0
+            for i in range(n_bins + 1):
+                if i < n_bins:
+                    b = i if ascending else n_bins - 1 - i
+                    count = bins[s, base + b, N_ROWS]
+                    if count == 0.0:
+                        continue
+                    v = values[b]
+                elif n_rows < node_rows[s]:  # the closing candidate: every present row on
+                    v = np.inf if ascending else -np.inf  # one side, the missing ones on
+                else:                                     # the other
+                    break
+                if n_rows > 0:
+                    gain = side_gain(G, H, n_pos, node_grad[s], node_hess[s], node_pos[s],
+                                     node_score[s], params, score)
+                    if gain > best_gain[s] + tie[s] and gain < np.inf:
+                        best_gain[s] = gain
+                        best_feature[s] = f
+                        best_default[s] = not ascending
+                        best_left[s] = last if ascending else v
+                        best_right[s] = v if ascending else last
+                if i == n_bins:
+                    break
+                G += bins[s, base + b, GRAD]
+                H += bins[s, base + b, HESS]
+                n_pos += np.int64(count - bins[s, base + b, N_ZERO])
+                n_rows += np.int64(count)
+                last = v
+            if ascending and n_rows == node_rows[s]:
+                break  # no missing row: the backward pass would repeat the forward one
+
+
+@njit(inline='always')
+def column_order_gains(cols, rows, active, level, best, params, score):
+    """Recompute the gain of every slot whose best split is on a histogram feature from
+    its side's sums added in the column scan's order, so that the gain is the column
+    scan's to the bit (the bins' sums are the same rows added in another order).
+
+    The side of a backward candidate (missing rows left) is the present rows of value
+    > left_value, met in the column in descending (value, row); a forward one's, the
+    rows of value <= left_value in ascending (value, row).  ``active`` is in ascending
+    row order (the grower keeps it so), so a counting sort of each such slot's rows
+    by code gives that order: O(open rows + bins of those slots).
+    """
+    m = level.grad.shape[0]
+    gh, position = rows.gh, rows.position
+    wanted = np.zeros(m, np.bool_)
+    for s in range(m):
+        f = best.feature[s]
+        wanted[s] = f >= 0 and cols.hist_index[f] >= 0
+    if not wanted.any():
+        return
+    start = np.zeros(m + 1, np.int64)  # the wanted slots' rows, slot by slot, in row order
+    for p in range(active.shape[0]):
+        s = position[active[p]]
+        if wanted[s]:
+            start[s + 1] += 1
+    for s in range(m):
+        start[s + 1] += start[s]
+    by_slot = np.empty(start[m], np.int64)
+    fill = start[:m].copy()
+    for p in range(active.shape[0]):
+        r = active[p]
+        s = position[r]
+        if wanted[s]:
+            by_slot[fill[s]] = r
+            fill[s] += 1
+    for s in range(m):
+        if not wanted[s]:
+            continue
+        j = cols.hist_index[best.feature[s]]
+        values = cols.hist_values[cols.hist_start[j]:cols.hist_start[j + 1]]
+        n_bins = values.shape[0]
+        backward = best.default_left[s]
+        count = np.zeros(n_bins + 2, np.int64)  # by code (the missing code last), + 1
+        for p in range(start[s], start[s + 1]):
+            count[cols.hist_codes[by_slot[p], j] + 1] += 1
+        for c in range(n_bins + 1):
+            count[c + 1] += count[c]
+        ordered = np.empty(start[s + 1] - start[s], np.int64)  # by code, then row
+        for p in range(start[s], start[s + 1]):
+            c = cols.hist_codes[by_slot[p], j]
+            ordered[count[c]] = by_slot[p]
+            count[c] += 1
+        n_present = count[n_bins - 1] if n_bins > 0 else 0  # count[c]: rows of codes <= c
+        G = 0.0
+        H = 0.0
+        n_pos = 0
+        for i in range(n_present):
+            r = ordered[n_present - 1 - i] if backward else ordered[i]
+            v = values[cols.hist_codes[r, j]]
+            if (v <= best.left_value[s]) if backward else not v <= best.left_value[s]:
+                break
+            h = gh[r, 1]
+            G += gh[r, 0]
+            H += h
+            n_pos += h > 0.0
+        best.gain[s] = side_gain(G, H, n_pos, level.grad[s], level.hess[s], level.n_pos[s],
+                                 level.score[s], params, score)

@@ -1,0 +1,203 @@
+"""The histogram path of the Newton grower (``apsplit/kernels/newton_hist.py``) against the
+column scan and the brute force.
+
+``NewtonData(X, histogram_density=None)`` scans every feature's sorted column;
+``histogram_density=0.0`` searches every numeric feature of at most 255 distinct
+present values from per-node histograms; values in between mix the two paths.  The
+trees must be the column scan's array for array (splits, values, default sides,
+gains to the bit, covers, row leaves, node features) on test_newton's draws (NaN,
+sparse input, constant and duplicate columns, row and feature subsets, zero and
+tiny hessians, min_child_weight, alpha, max_delta_step, gamma), with categorical
+columns and column draws per level and per node mixed in, and equal to the brute
+force of tests/newton_oracle.py.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import newton_oracle as oracle
+from apsplit.experiments.stock import load_split
+from apsplit.kernels import newton_hist
+from apsplit.newton import NewtonData, NewtonParams, NewtonTree, grow_newton_forest, grow_newton_tree
+from strategies import scaled
+from test_newton import (all_features, all_rows, as_input, assert_same_tree, params,
+                         problems)
+
+
+def assert_same_arrays(tree, ref):
+    for name in NewtonTree._ARRAYS + ("value",):
+        x, y = getattr(tree, name), getattr(ref, name)
+        assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=x.dtype.kind == "f"), name
+
+
+@st.composite
+def with_categories(draw, problem):
+    """``problem`` with, sometimes, a categorical column of codes 0..4 (NaN missing)."""
+    X, g, h, rows, features, fmt = problem
+    if not draw(st.booleans()):
+        return problem, None
+    codes = np.array(draw(st.lists(st.sampled_from([0.0, 1.0, 2.0, 3.0, 4.0, np.nan]),
+                                   min_size=X.shape[0], max_size=X.shape[0])))
+    at = draw(st.integers(0, X.shape[1]))
+    X = np.insert(X, at, codes, axis=1)
+    if features is not None:
+        features = np.where(features >= at, features + 1, features)
+    return (X, g, h, rows, features, fmt), [at]
+
+
+DENSITIES = st.sampled_from([0.0, 0.0, 0.3, 0.7])
+SAMPLING = st.sampled_from([(1.0, 1.0), (1.0, 1.0), (0.5, 1.0), (1.0, 0.5), (0.7, 0.6)])
+
+
+@settings(max_examples=scaled(0.3))
+@given(problems(max_rows=30, max_features=4).flatmap(with_categories), params(), DENSITIES,
+       SAMPLING, st.integers(0, 2 ** 20))
+def test_histograms_grow_the_column_scans_trees(problem, p, density, sampling, seed):
+    (X, g, h, rows, features, fmt), categorical = problem
+    bylevel, bynode = sampling
+    kwargs = dict(rows=rows, features=features, colsample_bylevel=bylevel,
+                  colsample_bynode=bynode, seed=seed)
+    mixed = NewtonData(as_input(X, fmt), categorical, histogram_density=density)
+    columns = NewtonData(as_input(X, fmt), categorical, histogram_density=None)
+    assert columns.histogram_features.size == 0
+    assert_same_arrays(grow_newton_tree(mixed, g, h, p, **kwargs),
+                       grow_newton_tree(columns, g, h, p, **kwargs))
+
+
+@settings(max_examples=scaled(0.2))
+@given(problems(max_rows=30, max_features=4, dyadic=False), params())
+def test_float_gradients_grow_the_same_trees(problem, p):
+    """Sums of float gradients in another order differ by ulps: the tie window absorbs
+    them in the choice, and the chosen split's gain is recomputed in the column's order."""
+    X, g, h, rows, features, fmt = problem
+    trees = [grow_newton_tree(NewtonData(as_input(X, fmt), histogram_density=d), g, h, p,
+                              rows=rows, features=features) for d in (0.0, None)]
+    assert_same_arrays(*trees)
+
+
+@settings(max_examples=scaled(0.3))
+@given(problems(max_rows=24, max_features=3), params())
+def test_histogram_tree_equals_the_brute_force_tree(problem, p):
+    X, g, h, rows, features, fmt = problem
+    data = NewtonData(as_input(X, fmt), histogram_density=0.0)
+    tree = grow_newton_tree(data, g, h, p, rows=rows, features=features)
+    node_rows = all_rows(rows, X.shape[0])
+    ref = oracle.grow(X, g, h, node_rows, all_features(features, X.shape[1]), p)
+    assert_same_tree(tree, 0, ref, X, p)
+    np.testing.assert_array_equal(tree.apply(as_input(X, fmt))[node_rows],
+                                  tree.row_leaf[node_rows])
+
+
+def test_the_rule_chooses_dense_numeric_features_of_few_values():
+    rng = np.random.default_rng(1)
+    n = 400
+    X = np.column_stack([
+        rng.integers(0, 255, n).astype(float),     # 0: 255 values: histogram
+        np.arange(n, dtype=float),                 # 1: 400 values: column
+        rng.integers(0, 3, n).astype(float),       # 2: categorical: column
+        np.where(np.arange(n) < 100, 1.0, np.nan),  # 3: present in 1/4 of the rows
+        np.where(np.arange(n) % 2 == 0, 0.0, -0.0),  # 4: 0.0 and -0.0: column
+        np.full(n, np.nan),                        # 5: no present value
+    ])
+    X[:255, 0] = np.arange(255)
+    assert NewtonData(X, [2]).histogram_features.tolist() == [0]
+    assert NewtonData(X, [2], histogram_density=0.25).histogram_features.tolist() == [0, 3]
+    assert NewtonData(X, [2], histogram_density=0.0).histogram_features.tolist() == [0, 3, 5]
+    data = NewtonData(X, [2], histogram_density=0.0)
+    for j, f in enumerate(data.histogram_features):
+        values = data.hist_values[data.hist_start[j]:data.hist_start[j + 1]]
+        present = ~np.isnan(X[:, f])
+        np.testing.assert_array_equal(values, np.unique(X[present, f]))
+        codes = data.hist_codes[:, j]
+        np.testing.assert_array_equal(values[codes[present]], X[present, f])
+        assert np.all(codes[~present] == values.size)  # the missing code
+
+
+def test_255_values_and_the_missing_code_at_255():
+    """A feature of 255 values with missing rows uses every uint8 code."""
+    rng = np.random.default_rng(2)
+    n = 700
+    X = rng.permutation(np.arange(n) % 255).astype(float)[:, None]
+    X[rng.random(n) < 0.1] = np.nan
+    g, h = rng.normal(size=n), rng.random(n)
+    data = NewtonData(X, histogram_density=0.0)
+    assert data.hist_codes.max() == 255
+    p = NewtonParams(max_depth=5, min_child_weight=0.0)
+    assert_same_arrays(grow_newton_tree(data, g, h, p),
+                       grow_newton_tree(NewtonData(X, histogram_density=None), g, h, p))
+
+
+def test_histograms_beyond_the_budget_are_summed_in_chunks():
+    """200 features of 250 values: a level's histograms exceed ``BIN_BUDGET`` from 4
+    nodes on and are summed and scanned chunk by chunk, in feature order, with column
+    features (every fifth, of more values) between them."""
+    rng = np.random.default_rng(3)
+    n, K = 600, 200
+    X = rng.integers(0, 250, (n, K)).astype(float)
+    X[:, ::5] = rng.normal(size=(n, K // 5))
+    X[rng.random((n, K)) < 0.05] = np.nan
+    data = NewtonData(X)
+    assert data.histogram_features.size == K - K // 5
+    assert 4 * (data.hist_start[-1] + data.histogram_features.size) * 32 > newton_hist.BIN_BUDGET
+    g, h = np.round(rng.normal(size=n) * 8) / 8, np.full(n, 0.5)
+    p = NewtonParams(max_depth=4)
+    for bynode in (1.0, 0.5):
+        tree = grow_newton_tree(data, g, h, p, colsample_bynode=bynode, seed=1)
+        depth = np.zeros(tree.node_count, int)
+        for node in range(1, tree.node_count):
+            depth[node] = depth[tree.parent[node]] + 1
+        assert np.sum(depth == 2) == 4 and np.sum(depth == 3) >= 4  # levels over the budget
+        assert_same_arrays(tree, grow_newton_tree(NewtonData(X, histogram_density=None), g, h,
+                                                  p, colsample_bynode=bynode, seed=1))
+
+
+@pytest.fixture(scope="module")
+def satimage_round():
+    """satimage's rows and softmax gradients of random margins (6 classes)."""
+    data = load_split("satimage")
+    X, y = data["X"][:1200], data["y"][:1200].astype(int)
+    rng = np.random.default_rng(0)
+    p = np.exp(rng.normal(size=(X.shape[0], 6)))
+    p /= p.sum(1, keepdims=True)
+    return X, p - np.eye(6)[y], np.maximum(2 * p * (1 - p), 1e-16)
+
+
+def test_satimage_rounds_are_the_column_scans(satimage_round):
+    X, G, H = satimage_round
+    p = NewtonParams(max_depth=6)
+    hist = NewtonData(X)
+    assert hist.histogram_features.size == X.shape[1]
+    for a, b in zip(grow_newton_forest(hist, G, H, p, colsample_bynode=0.5, seeds=range(6)),
+                    grow_newton_forest(NewtonData(X, histogram_density=None), G, H, p,
+                                       colsample_bynode=0.5, seeds=range(6))):
+        assert_same_arrays(a, b)
+
+
+def test_pickle_keeps_the_histogram_codes():
+    X = np.array([[0.0, 1.0], [1.0, np.nan], [2.0, 1.0], [0.0, 3.0]])
+    data = pickle.loads(pickle.dumps(NewtonData(X, histogram_density=0.0)))
+    np.testing.assert_array_equal(data.hist_codes, NewtonData(X, histogram_density=0.0).hist_codes)
+    assert data.columns().hist_codes is data.hist_codes
+
+
+@pytest.mark.parametrize("density, error, match", [
+    ("0.5", TypeError, "histogram_density must be a number"),
+    (True, TypeError, "histogram_density must be a number"),
+    (1.5, ValueError, r"histogram_density must be in \[0, 1\]"),
+    (-0.1, ValueError, r"histogram_density must be in \[0, 1\]"),
+    (float("nan"), ValueError, r"histogram_density must be in \[0, 1\]"),
+])
+def test_bad_density(density, error, match):
+    with pytest.raises(error, match=match):
+        NewtonData(np.zeros((3, 2)), histogram_density=density)
+
+
+def test_the_benchmark_checks_the_trees_and_prints_a_ratio(capsys):
+    from benchmarks import newton_hist as bench
+    bench.main(["--datasets", "pendigits", "--depth", "2", "--repeats", "1"])
+    row = capsys.readouterr().out.splitlines()[1].split(" | ")
+    assert row[:2] == ["pendigits", "16 of 16"] and float(row[4]) > 0
