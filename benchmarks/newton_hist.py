@@ -2,6 +2,7 @@
 From the repository root:
 
     python -m benchmarks.newton_hist [--datasets satimage,pendigits] [--depth 6] [--repeats 15]
+        [--json results/newton_hist.json] [--plot results/newton_hist.png]
 
 On each bundled set, a round's trees (one per class, ``grow_newton_forest``) on the
 softmax gradients of random margins (normal, seed 0), grown from
@@ -17,6 +18,8 @@ import time
 
 import numpy as np
 
+from apsplit.experiments.report import (add_output_arguments, count, figure_class,
+                                        require_plotting, write_json)
 from apsplit.experiments.stock import load_split
 from apsplit.newton import NewtonData, NewtonParams, NewtonTree, grow_newton_forest
 
@@ -40,9 +43,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.newton_hist", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default="satimage,pendigits")
-    parser.add_argument("--depth", type=int, default=6)
-    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--depth", type=count(1), default=6)
+    parser.add_argument("--repeats", type=count(1), default=15)
+    add_output_arguments(parser, "results/newton_hist.json", "results/newton_hist.png",
+                         "a bar chart of the milliseconds per tree")
     args = parser.parse_args(argv)
+    require_plotting(parser)
+    rows = []
     params = NewtonParams(max_depth=args.depth)
     print("dataset | histogram features | column scan ms/tree | histograms ms/tree | ratio")
     for name in args.datasets.split(","):
@@ -61,6 +68,26 @@ def main(argv=None):
             hist_s = min(hist_s, per_tree_seconds(hist, G, H, params))
         print(f"{name} | {hist.histogram_features.size} of {X.shape[1]} | {column_s * 1e3:.2f} | "
               f"{hist_s * 1e3:.2f} | {hist_s / column_s:.2f}", flush=True)
+        rows.append({"dataset": name, "histogram_features": int(hist.histogram_features.size),
+                     "features": int(X.shape[1]), "column_scan_ms": column_s * 1e3,
+                     "histograms_ms": hist_s * 1e3, "ratio": hist_s / column_s})
+    write_json({"depth": args.depth, "repeats": args.repeats, "datasets": rows}, args.json)
+    plot(rows, args.plot)
+    print(f"\nwrote {args.json} and {args.plot}")
+
+
+def plot(rows, path):
+    """Milliseconds per tree, the column scan's beside the histograms', per dataset."""
+    fig = figure_class()(figsize=(5, 3.5), layout="constrained")
+    ax = fig.subplots()
+    x = np.arange(len(rows))
+    ax.bar(x - 0.2, [r["column_scan_ms"] for r in rows], 0.4, label="column scan")
+    ax.bar(x + 0.2, [r["histograms_ms"] for r in rows], 0.4, label="histograms")
+    ax.set_xticks(x, [r["dataset"] for r in rows])
+    ax.set_ylabel("CPU ms per tree")
+    ax.legend()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ columns and column draws per level and per node mixed in, and equal to the brute
 force of tests/newton_oracle.py.
 """
 
+import json
 import pickle
 
 import numpy as np
@@ -196,8 +197,11 @@ def test_bad_density(density, error, match):
         NewtonData(np.zeros((3, 2)), histogram_density=density)
 
 
-def test_the_benchmark_checks_the_trees_and_prints_a_ratio(capsys):
+def test_the_benchmark_checks_the_trees_and_prints_a_ratio(capsys, tmp_path):
     from benchmarks import newton_hist as bench
-    bench.main(["--datasets", "pendigits", "--depth", "2", "--repeats", "1"])
+    bench.main(["--datasets", "pendigits", "--depth", "2", "--repeats", "1",
+                "--json", str(tmp_path / "h.json"), "--plot", str(tmp_path / "h.png")])
+    assert json.loads((tmp_path / "h.json").read_text())["datasets"][0]["dataset"] == "pendigits"
+    assert (tmp_path / "h.png").stat().st_size > 0
     row = capsys.readouterr().out.splitlines()[1].split(" | ")
     assert row[:2] == ["pendigits", "16 of 16"] and float(row[4]) > 0
