@@ -327,6 +327,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
         for j in range(scanned.shape[0]):
             in_histograms[j] = hist_index[scanned[j]] >= 0 and (not by_node
                                                                 or node_allowed[j].any())
+        # no histogram summed yet (an empty LevelBins: numba needs the variable typed here)
         level_bins = accumulate(cols, gh, position, active, scanned[:0], m)
         end = 0  # the histograms of scanned[:end] have been summed
         for j in range(scanned.shape[0]):
