@@ -53,7 +53,7 @@ from .sampling import from_params
 from .objectives import sklearn_objective
 from .training import train
 from ..dataset import Dataset
-from ..finders import check_problem, get_finder
+from ..finders import Exhaustive, check_problem, get_finder
 from ..tree import grow_from_problem
 
 try:
@@ -128,6 +128,10 @@ class APTreeClassifier(_Classifier):
         finder returns the exact optimum over the admissible splits.
     bounds : {"tight", "paper"}, default="tight"
         Upper bounds used to prune ("paper": the paper's, ``apsplit.kernels.criteria``).
+    n_jobs : int or None, default=None
+        Threads of method="exhaustive" (``apsplit.Exhaustive(n_threads)``): None is 1, as in
+        scikit-learn, -1 every core; the same tree for any count.  The other methods
+        run on one thread.
 
     Attributes
     ----------
@@ -153,15 +157,17 @@ class APTreeClassifier(_Classifier):
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "n_jobs": [None, Integral],
     }
 
     def __init__(self, criterion="gini", max_depth=3, method="exhaustive", min_samples_leaf=1,
-                 bounds="tight"):
+                 bounds="tight", n_jobs=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.method = method
         self.min_samples_leaf = min_samples_leaf
         self.bounds = bounds
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -173,7 +179,7 @@ class APTreeClassifier(_Classifier):
                                 None, False, self.bounds, n_classes=self.n_classes_,
                                 min_samples_leaf=_leaf_size(self.min_samples_leaf, X.shape[0]))
         max_depth = dataset.n_rows if self.max_depth is None else self.max_depth
-        self.tree_ = grow_from_problem(problem, get_finder(self.method), max_depth)
+        self.tree_ = grow_from_problem(problem, _finder(self.method, self.n_jobs), max_depth)
         return self
 
     def apply(self, X):
@@ -201,6 +207,14 @@ class APTreeClassifier(_Classifier):
     def feature_importances_(self):
         check_is_fitted(self)
         return self.tree_.feature_importances_
+
+
+def _finder(method, n_jobs):
+    """The finder of ``method`` with scikit-learn's ``n_jobs`` (None: 1): exhaustive takes
+    threads (``apsplit.Exhaustive``), the others run on one."""
+    if method == "exhaustive" and n_jobs is not None:
+        return Exhaustive(n_threads=n_jobs)
+    return get_finder(method)
 
 
 def _seed(random_state):
@@ -252,6 +266,8 @@ class APBoostClassifier(_Classifier):
         the K features (``sampling.ColumnSample``).
     random_state : int, RandomState or None, default=None
         Seeds the feature draws of boosting="lazy" and the two draws above.
+    n_jobs : int or None, default=None
+        Threads of every tree's search, as in ``APTreeClassifier`` (None: 1).
 
     Attributes
     ----------
@@ -281,12 +297,13 @@ class APBoostClassifier(_Classifier):
         "subsample": [Interval(Real, 0, 1, closed="right")],
         "colsample_bytree": [Interval(Real, 0, 1, closed="right")],
         "random_state": ["random_state"],
+        "n_jobs": [None, Integral],
     }
 
     def __init__(self, boosting="adaboost", n_estimators=50, max_depth=3, criterion="gini",
                  method="exhaustive", learning_rate=1.0, feature_fraction=0.5, mass=0.9,
                  random_state=None, bounds="tight", min_samples_leaf=1, subsample=1.0,
-                 colsample_bytree=1.0):
+                 colsample_bytree=1.0, n_jobs=None):
         self.boosting = boosting
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -300,6 +317,7 @@ class APBoostClassifier(_Classifier):
         self.bounds = bounds
         self.subsample = subsample
         self.colsample_bytree = colsample_bytree
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -311,7 +329,7 @@ class APBoostClassifier(_Classifier):
                    "trim": {"mass": self.mass}}.get(self.boosting, {})
         self.booster_ = _CLIENTS[self.boosting](
             n_rounds=self.n_estimators, max_depth=self.max_depth,
-            criterion=_CRITERIA[self.criterion], method=self.method,
+            criterion=_CRITERIA[self.criterion], method=_finder(self.method, self.n_jobs),
             learning_rate=float(self.learning_rate), algorithm="samme", stopping="sklearn",
             random_state=self.random_state, bounds=self.bounds,
             min_samples_leaf=_leaf_size(self.min_samples_leaf, X.shape[0]),
@@ -462,7 +480,7 @@ class _GradientBoosting(Exportable, BaseEstimator):
                   "colsample_bynode": self.colsample_bynode,
                   "data_sample_strategy": self.data_sample_strategy,
                   "top_rate": self.top_rate, "other_rate": self.other_rate,
-                  "seed": _seed(self.random_state)}
+                  "seed": _seed(self.random_state), "nthread": self.n_jobs}
         if num_class is not None:
             params["num_class"] = num_class
         if self.base_score is not None:
@@ -600,7 +618,8 @@ class APGradientBoostingRegressor(RegressorMixin, _GradientBoosting):
     ``colsample_bytree``, ``colsample_bylevel``, ``colsample_bynode`` (fractions
     in (0, 1]) and ``data_sample_strategy="goss"`` with ``top_rate`` and
     ``other_rate``; ``random_state`` seeds them (train's ``seed``; None: 0, as
-    XGBoost).  ``n_jobs`` is accepted for XGBoost's signature and ignored (one thread).
+    XGBoost).  ``n_jobs``: threads of the tree grower (None or -1: every core, as
+    XGBoost's estimators); the same model for any count.
 
     Attributes: ``booster_`` (the apsplit Booster), ``evals_result_``,
     ``best_iteration_``, ``best_score_``, ``history_``, ``feature_importances_``,

@@ -23,7 +23,8 @@ objective                             a name from ``adapters.objectives.OBJECTIV
 eval_metric                           a name or a list (``adapters.metrics``)
 num_class                             outputs of ``multi:*`` (required there)
 seed, random_state                    the sampling's numpy stream (0)
-nthread, n_jobs                       accepted and ignored: the Newton grower runs on one thread
+nthread, n_jobs                       threads of the tree grower (absent, None or <= 0: every
+                                      core, as XGBoost); the same trees for any count
 subsample                             XGBoost's Bernoulli row draw per round (1)
 colsample_bytree                      XGBoost's feature draw per round (1)
 colsample_bylevel, colsample_bynode   of those, per level of each tree, then per node (1, 1)
@@ -115,6 +116,7 @@ class TrainParams:
     disable_default_eval_metric: bool = False
     sampling: dict = None
     seed: object = None
+    n_threads: int = -1
 
 
 def _items(params):
@@ -184,13 +186,24 @@ def parse_params(params):
     for m in metrics:
         get_metric(m)  # unknown names fail here
     from_params(sampling)  # bad sampling parameters fail here, naming them
+    n_threads = _thread_param(other.get("nthread"))
     return TrainParams(tree=tree, objective=objective, base_score=other.get("base_score"),
                        eval_metric=tuple(metrics), num_class=num_class, method=method,
                        weight_order=other.get("weight_order", newton.DEFAULT_WEIGHT_ORDER),
                        criterion=criterion, scale_pos_weight=spw,
                        disable_default_eval_metric=bool(other.get("disable_default_eval_metric",
                                                                   False)),
-                       sampling=sampling, seed=other.get("seed"))
+                       sampling=sampling, seed=other.get("seed"), n_threads=n_threads)
+
+
+def _thread_param(nthread):
+    """XGBoost's ``nthread`` as ``apsplit.newton.thread_count``'s argument: None or <= 0
+    (XGBoost's "every core") -> -1."""
+    if nthread is None:
+        return -1
+    if isinstance(nthread, bool) or not isinstance(nthread, (int, np.integer)):
+        raise ValueError(f"nthread must be an integer, got {nthread!r}")
+    return -1 if nthread <= 0 else int(nthread)
 
 
 class Booster:
@@ -686,7 +699,8 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
             trees = newton.grow_newton_forest(data, grad, hess, tree_params, rows=rows,
                                               features=features, criterion=p.criterion,
                                               colsample_bylevel=bylevel,
-                                              colsample_bynode=bynode, seeds=seeds)
+                                              colsample_bynode=bynode, seeds=seeds,
+                                              n_threads=p.n_threads)
         else:
             trees = [newton.grow_newton_tree(data, np.ascontiguousarray(grad[:, k]),
                                              np.ascontiguousarray(hess[:, k]), tree_params,
@@ -694,7 +708,8 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
                                              method=p.method, weight_order=p.weight_order,
                                              criterion=p.criterion,
                                              colsample_bylevel=bylevel,
-                                             colsample_bynode=bynode, seed=seeds[k])
+                                             colsample_bynode=bynode, seed=seeds[k],
+                                             n_threads=p.n_threads)
                      for k in range(n_outputs)]
         record["seconds"] += time.perf_counter() - t0
         _use_xgboost_thresholds(trees)

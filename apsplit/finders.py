@@ -114,10 +114,27 @@ class _KernelFinder(Finder):
                      scans=int(scans))
 
 
+class ExhaustiveParams(NamedTuple):
+    """Exhaustive's field of the kernels' ``Params``."""
+
+    n_threads: int
+
+
 class Exhaustive(_KernelFinder):
-    """Classic search: every feature assessed on every example of the node."""
+    """Classic search: every feature assessed on every example of the node.
+
+    n_threads  threads of the coarse histograms and of the survivors' exact scans
+               (dense numeric features; default 1, -1: every core); the same split,
+               bit for bit, for any count (``kernels/refine.py``)
+    """
 
     name = "exhaustive"
+
+    def __init__(self, n_threads=1):
+        self.n_threads = v.check_threads(n_threads)
+
+    def _params(self):
+        return ExhaustiveParams(self.n_threads)
 
 
 class Quick(_KernelFinder):

@@ -113,13 +113,15 @@ class NewtonParams:
                 raise ValueError(f"{f.name} must be a finite non-negative number, got {value!r}")
             object.__setattr__(self, f.name, float(value))
 
-    def kernel_params(self, n_rows):
-        """The ``newton_split.Params`` of a tree on ``n_rows`` rows."""
+    def kernel_params(self, n_rows, n_threads=1):
+        """The ``newton_split.Params`` of a tree on ``n_rows`` rows, its column scans on
+        ``n_threads`` threads."""
         capacity = 2 * n_rows - 1
         if self.max_depth < 40:
             capacity = min(capacity, 2 ** (self.max_depth + 1) - 1)
         return Params(self.max_depth, capacity, self.learning_rate, self.reg_lambda,
-                      self.reg_alpha, self.gamma, self.min_child_weight, self.max_delta_step)
+                      self.reg_alpha, self.gamma, self.min_child_weight, self.max_delta_step,
+                      n_threads)
 
 
 def _refuse_inf(values, what="X"):
@@ -744,7 +746,7 @@ def _exhaustive_tree(kernel_tree, data, params):
 
 def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method="exhaustive",
                      criterion="newton", colsample_bylevel=1.0, colsample_bynode=1.0, seed=0,
-                     weight_order=DEFAULT_WEIGHT_ORDER):
+                     weight_order=DEFAULT_WEIGHT_ORDER, n_threads=1):
     """One regression tree on gradient/hessian statistics, by XGBoost's exact greedy rules.
 
     Parameters
@@ -773,6 +775,9 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
         one of ``WEIGHT_ORDERS`` ("abs_grad" |g|, "hess" h, "abs_grad_plus_hess" |g| + h,
         the default, the fewest assessments measured, "abs_grad_hess" |g h| as GOSS ranks;
         docs/gradient-boosting.md); ignored by exhaustive
+    n_threads : threads of exhaustive's column scans (-1: every core; at most numba's
+        thread count); the tree is the same, bit for bit, for any count; quick and
+        adaptive run on one
 
     The tree's ``assessments``: the (feature, row) pairs its split searches looked at
     (exhaustive: rows x candidate features of every searched node of the returned tree;
@@ -797,9 +802,10 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
     gh = np.empty((data.n_rows, 2))
     gh[:, 0], gh[:, 1] = grad, hess
     draw = column_draw(features.size, colsample_bylevel, colsample_bynode, seed)
+    n_threads = v.check_threads(n_threads)
     if method == "exhaustive":
         kernel_tree = crit.grower()(data.columns(), gh, rows, features,
-                                    params.kernel_params(rows.size), draw)
+                                    params.kernel_params(rows.size, n_threads), draw)
         return _exhaustive_tree(kernel_tree, data, params)
     key = np.ascontiguousarray(WEIGHT_ORDERS[weight_order](grad, hess), dtype=np.float64)
     order = rows[np.argsort(-key[rows], kind="stable")]
@@ -814,7 +820,7 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
 
 
 def grow_newton_forest(data, grad, hess, params, rows=None, features=None, criterion="newton",
-                       colsample_bylevel=1.0, colsample_bynode=1.0, seeds=None):
+                       colsample_bylevel=1.0, colsample_bynode=1.0, seeds=None, n_threads=1):
     """The K trees of a boosting round, one per column of ``grad``/``hess``, in one call.
 
     ``grad``, ``hess`` : arrays of shape (data.n_rows, K), finite, hess >= 0; ``seeds`` : K
@@ -822,12 +828,13 @@ def grow_newton_forest(data, grad, hess, params, rows=None, features=None, crite
     arguments are ``grow_newton_tree``'s (the trees share ``rows`` and ``features``); the
     method is exhaustive.  Tree t equals, array for array, ``grow_newton_tree(data,
     grad[:, t], hess[:, t], params, rows, features, criterion=criterion,
-    colsample_bylevel=..., colsample_bynode=..., seed=seeds[t])``: the kernel
+    colsample_bylevel=..., colsample_bynode=..., seed=seeds[t], n_threads=n_threads)``: the kernel
     (``kernels/newton_forest.py``) calls that tree grower K times, and the checks, the
     copies of the gradients and the dispatch are made once per round instead of per tree.
     """
     crit = get_criterion(criterion)
     rows, features = _check_growth(data, params, crit, rows, features)
+    n_threads = v.check_threads(n_threads)
     grad = _check_gradient(grad, "grad", data.n_rows, ndim=2)
     hess = _check_gradient(hess, "hess", data.n_rows, ndim=2, non_negative=True)
     if grad.shape != hess.shape:
@@ -846,5 +853,5 @@ def grow_newton_forest(data, grad, hess, params, rows=None, features=None, crite
     gh[:, :, 0], gh[:, :, 1] = grad.T, hess.T
     draw = column_draw(features.size, colsample_bylevel, colsample_bynode, 0)  # seeds: per tree
     kernel_trees = crit.round_grower()(data.columns(), gh, rows, features,
-                                       params.kernel_params(rows.size), draw, seeds)
+                                       params.kernel_params(rows.size, n_threads), draw, seeds)
     return [_exhaustive_tree(t, data, params) for t in kernel_trees]

@@ -78,7 +78,7 @@ def boosting_problem(name):
     n_classes = int(max(y.max(), data["y_test"].max())) + 1
     params = {"objective": "multi:softprob" if n_classes > 2 else "binary:logistic",
               "max_depth": 6, "eta": 0.3, "lambda": 1.0, "min_child_weight": 1.0,
-              "base_score": 0.5}
+              "base_score": 0.5, "nthread": 1}
     if n_classes > 2:
         params["num_class"] = n_classes
     return X, y, params

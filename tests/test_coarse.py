@@ -126,6 +126,10 @@ def test_prefiltered_trees_are_the_unfiltered_trees(node, max_depth, setting, B,
                                   method=UNFILTERED, **options)
     assert_same_tree(tree, reference)
     check_structure(tree, node.y, node.w, node.rows, max_depth)
+    threaded = apsplit.grow_tree(apsplit.Dataset(node.matrix(), coarse_bins=B, prefilter=True),
+                                 node.y, node.w, method=apsplit.Exhaustive(n_threads=-1),
+                                 **options)
+    assert_same_tree(threaded, tree)
 
 
 @pytest.mark.parametrize("criterion", oracle.CRITERIA)
@@ -140,6 +144,8 @@ def test_prefiltered_trees_on_higgs7k(criterion, fmt):
     tree = apsplit.grow_tree(ds, y, w, max_depth=5, criterion=criterion, method="exhaustive")
     assert_same_tree(tree, apsplit.grow_tree(ds, y, w, max_depth=5, criterion=criterion,
                                              method=UNFILTERED))
+    assert_same_tree(tree, apsplit.grow_tree(ds, y, w, max_depth=5, criterion=criterion,
+                                             method=apsplit.Exhaustive(n_threads=-1)))
     root = apsplit.find_split(ds, y, w, criterion=criterion, method="exhaustive")
     F = ds.n_features
     assert F + 1 <= root.scans <= F + 3, "the coarse bins leave one to three features to score"

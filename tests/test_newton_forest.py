@@ -101,11 +101,11 @@ def test_a_registered_criterion_grows_its_forest(newton_copy):  # noqa: F811
 
 
 def _per_tree_rounds(data, grad, hess, params, rows=None, features=None, criterion="newton",
-                     colsample_bylevel=1.0, colsample_bynode=1.0, seeds=None):
+                     colsample_bylevel=1.0, colsample_bynode=1.0, seeds=None, n_threads=1):
     """``grow_newton_forest`` as K calls of ``grow_newton_tree`` (train's loop before it)."""
     return separate_trees(data, grad, hess, params, seeds, rows=rows, features=features,
                           criterion=criterion, colsample_bylevel=colsample_bylevel,
-                          colsample_bynode=colsample_bynode)
+                          colsample_bynode=colsample_bynode, n_threads=n_threads)
 
 
 @pytest.mark.parametrize("extra", [

@@ -186,16 +186,16 @@ def test_adaboost_same_staged_errors_as_sklearn(real, name, criterion):
     np.testing.assert_allclose(ours.estimator_weights_, theirs.estimator_weights_, rtol=1e-9)
 
 
-@pytest.mark.parametrize("name, criterion, max_depth, min_samples_leaf",
-                         [("satimage", "gini", 3, 1), ("pendigits", "entropy", 3, 1),
-                          ("pendigits", "gini", 1, 1), ("satimage", "gini", 3, 25),
-                          ("pendigits", "entropy", 3, 10)])
+@pytest.mark.parametrize("name, criterion, max_depth, min_samples_leaf, n_jobs",
+                         [("satimage", "gini", 3, 1, None), ("pendigits", "entropy", 3, 1, -1),
+                          ("pendigits", "gini", 1, 1, None), ("satimage", "gini", 3, 25, -1),
+                          ("pendigits", "entropy", 3, 10, None)])
 def test_apboost_same_staged_errors_as_sklearn_adaboost(real, name, criterion, max_depth,
-                                                        min_samples_leaf):
+                                                        min_samples_leaf, n_jobs):
     X, y = real[name]
     X, y = X[:2000], y[:2000]
     ours = APBoostClassifier(n_estimators=20, criterion=criterion, max_depth=max_depth,
-                             min_samples_leaf=min_samples_leaf).fit(X, y)
+                             min_samples_leaf=min_samples_leaf, n_jobs=n_jobs).fit(X, y)
     theirs = adaboost(DecisionTreeClassifier(criterion=criterion, max_depth=max_depth,
                                              min_samples_leaf=min_samples_leaf)).fit(X, y)
     np.testing.assert_allclose([h["train_error"] for h in ours.history_],
@@ -341,6 +341,8 @@ def test_input_errors():
         APTreeClassifier(criterion="gini", bounds="loose").fit(X, y)
     with pytest.raises(ValueError, match="non-negative"):
         APTreeClassifier().fit(X, y, -np.ones(len(y)))
+    with pytest.raises(ValueError, match="n_threads must be a positive integer or -1"):
+        APTreeClassifier(n_jobs=0).fit(X, y)
 
 
 @pytest.mark.parametrize("fmt", [None, "csr"])

@@ -104,7 +104,8 @@ def _fit(name, data, rounds, depth):
     X, y, Xt, _, H, Ht, categorical = data
     if name.startswith("apsplit"):
         from ..adapters import DMatrix, train
-        params = {"objective": "binary:logistic", "max_depth": depth, "learning_rate": 0.3}
+        params = {"objective": "binary:logistic", "max_depth": depth, "learning_rate": 0.3,
+                  "nthread": 1}
         if name == "apsplit categorical":
             types = ["c" if j in categorical else "q" for j in range(X.shape[1])]
             d, test = DMatrix(X, label=y, feature_types=types), Xt

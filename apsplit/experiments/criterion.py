@@ -79,7 +79,7 @@ def run_dataset(name, rounds, depth, alpha):
     X, y, X_test, y_test = _binary(name)
     dtrain, dtest = DMatrix(X, label=y), DMatrix(X_test, label=y_test)
     base = {"objective": "binary:logistic", "max_depth": depth, "eta": 0.3, "lambda": 1.0,
-            "base_score": 0.5, "eval_metric": "logloss"}
+            "base_score": 0.5, "eval_metric": "logloss", "nthread": 1}
     configs = [("newton", {}), (f"newton, alpha {alpha:g}", {"alpha": alpha}),
                (f"{register()} (Z {Z:g})", {"criterion": NAME})]
     rows = []

@@ -138,7 +138,8 @@ def _models(n_classes, rounds, depth, eta, lam, threads, unavailable, clients=()
     from .. import newton
     multi = n_classes > 2
     params = {"objective": "multi:softprob" if multi else "binary:logistic", "max_depth": depth,
-              "eta": eta, "lambda": lam, "min_child_weight": 1.0, "base_score": 0.5}
+              "eta": eta, "lambda": lam, "min_child_weight": 1.0, "base_score": 0.5,
+              "nthread": threads}
     if multi:
         params["num_class"] = n_classes
     models = []

@@ -107,7 +107,7 @@ def run(datasets=DATASETS, depths=(3, 6), rounds=20, repeats=2, orders=tuple(WEI
         dtrain, objective = _problem(name)
         for depth in depths:
             params = {**objective, "max_depth": depth, "eta": 0.3, "lambda": 1.0,
-                      "min_child_weight": 1.0, "base_score": 0.5}
+                      "min_child_weight": 1.0, "base_score": 0.5, "nthread": 1}
             contenders = list(_contenders(orders))
             for method, order in contenders:
                 _fit(dtrain, params, 1, method, order)

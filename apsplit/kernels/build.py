@@ -146,13 +146,14 @@ def _split_rows(data, seg, cut, spare, w, y, left_value, right_value):
 
 
 @njit(cache=True)
-def _build_histogram(prefilter, data, task, rows, hist):
-    """The coarse histogram of ``rows`` (of ``task``'s candidates) in ``hist``."""
+def _build_histogram(prefilter, data, task, rows, hist, n_threads):
+    """The coarse histogram of ``rows`` (of ``task``'s candidates) in ``hist`` (dense: on
+    ``n_threads`` threads)."""
     if data.is_sparse:
         cs.build_sparse(prefilter.coarse, task.feats, prefilter.slot, rows, task.w, task.y,
                         data.csr_indptr, data.csr_features, hist)
     else:
-        cs.build_dense(prefilter.coarse, task.feats, rows, task.w, task.y, hist)
+        cs.build_dense(prefilter.coarse, task.feats, rows, task.w, task.y, hist, n_threads)
 
 
 @njit(cache=True)
@@ -282,7 +283,7 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
                 rowcode[csc_rows[e]] = -1
         if slot_of[node] >= 0:
             _children_histograms(pre, data, task, seg_i, n_left, node, left, right,
-                                 depth + 1 < max_depth, value[node])
+                                 depth + 1 < max_depth, value[node], params.n_threads)
         feature[node] = k
         children_left[node] = left
         children_right[node] = right
@@ -303,7 +304,8 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
 
 
 @njit(cache=True)
-def _children_histograms(pre, data, task, seg_i, n_left, node, left, right, searched, node_value):
+def _children_histograms(pre, data, task, seg_i, n_left, node, left, right, searched, node_value,
+                         n_threads):
     """Give a split node's children their histograms (the smaller's summed from its
     rows ``seg_i``, the larger's by subtraction in the node's slot), if they will be
     searched and a slot is free; else free the node's slot."""
@@ -315,7 +317,7 @@ def _children_histograms(pre, data, task, seg_i, n_left, node, left, right, sear
     small = free.pop()
     left_smaller = 2 * n_left <= seg_i.shape[0]
     rows = seg_i[:n_left] if left_smaller else seg_i[n_left:]
-    _build_histogram(pre, data, task, rows, pre.pool[small])
+    _build_histogram(pre, data, task, rows, pre.pool[small], n_threads)
     parent_weight = 0.0
     for c in range(node_value.shape[0]):
         parent_weight += node_value[c]

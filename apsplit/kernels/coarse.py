@@ -50,7 +50,7 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .criteria import TIGHT, split_value
 from .stats import DENSE_RATIO
@@ -138,20 +138,11 @@ def _clear(coarse, feats, hist):
 
 
 @njit(cache=True)
-def build_dense(coarse, feats, index_order, w, y, hist):
-    """The node's coarse histogram of every candidate feature: per feature, its codes
-    gathered for the node's rows (index order), then summed into its bins."""
+def _build_features(coarse, feats, first, last, index_order, w_node, y_node, hist):
+    """Sum the coarse bins of the candidates ``feats[first:last]`` (each its own bins)."""
     n = index_order.shape[0]
-    w_node = np.empty(n)
-    y_node = np.empty(n, np.intp)
-    total = 0.0
-    for p in range(n):
-        w_node[p] = w[index_order[p]]
-        y_node[p] = y[index_order[p]]
-        total += w_node[p]
-    _clear(coarse, feats, hist)
     gathered = np.empty(n, np.uint8)
-    for j in range(feats.shape[0]):
+    for j in range(first, last):
         k = feats[j]
         row = coarse.codes[k]
         for p in range(n):
@@ -163,6 +154,28 @@ def build_dense(coarse, feats, index_order, w, y, hist):
             b = np.intp(gathered[p])
             weights[b, y_node[p]] += w_node[p]
             counts[b] += 1
+
+
+@njit(cache=True, parallel=True)
+def build_dense(coarse, feats, index_order, w, y, hist, n_threads):
+    """The node's coarse histogram of every candidate feature: per feature, its codes
+    gathered for the node's rows (index order), then summed into its bins; the features
+    in ``n_threads`` contiguous shares, one per thread.  A feature's bins are summed by
+    one thread in row order, so the histogram is the same for any thread count."""
+    n = index_order.shape[0]
+    w_node = np.empty(n)
+    y_node = np.empty(n, np.intp)
+    total = 0.0
+    for p in range(n):
+        w_node[p] = w[index_order[p]]
+        y_node[p] = y[index_order[p]]
+        total += w_node[p]
+    _clear(coarse, feats, hist)
+    F = feats.shape[0]
+    lanes = max(1, min(n_threads, F))
+    for lane in prange(lanes):
+        _build_features(coarse, feats, lane * F // lanes, (lane + 1) * F // lanes, index_order,
+                        w_node, y_node, hist)
     hist.error[0] = (n + 2 * MAX_COARSE) * ULP * total
 
 

@@ -415,6 +415,14 @@ def scan_categorical(cols, rows, f, level, best, params, allowed, sets):
 
 
 @njit(cache=True, inline='always')
+def copy_set(sets, source, s):
+    """Slot s's right set of ``source`` into ``sets`` (both ``new_category_sets`` of the level)."""
+    for i in range(source.count[s]):
+        sets.codes[sets.start[s] + i] = source.codes[source.start[s] + i]
+    sets.count[s] = source.count[s]
+
+
+@njit(cache=True)
 def store_set(tree, node, sets, s, n_codes):
     """Write slot s's right set (``sets``) as ``node``'s category set in ``tree`` (a
     ``newton_grow.Tree``) at ``category_codes[n_codes:]``; returns the codes now held."""

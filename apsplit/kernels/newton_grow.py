@@ -64,12 +64,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from . import newton_categorical, newton_hist, newton_split
-from .newton_categorical import (in_set, max_categories, new_category_sets, scan_categorical,
-                                 store_set)
+from . import newton_categorical, newton_hist, newton_parallel, newton_split
+from .newton_categorical import (copy_set, in_set, max_categories, new_category_sets,
+                                 scan_categorical, store_set)
 from .newton_hist import accumulate, chunk_end, column_order_gains, scan_bins
-from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Level, Rows, make_best, make_running,
-                           newton_score, newton_weight, scan_feature)
+from .newton_parallel import (_scan_batch, _scan_lane, batch_end, feature_best, merge_slot,
+                              new_batch, reset_best)
+from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Level, Rows, make_best, newton_score,
+                           newton_weight)
 
 LEAF = -1
 
@@ -77,7 +79,8 @@ LEAF = -1
 def split_source_tag(*files):
     """A hash of the scan kernels' source (``newton_split``, ``newton_categorical``,
     ``newton_hist``) and of ``files``: the tag in a cached grower's name (``specialise``)."""
-    paths = (newton_split.__file__, newton_categorical.__file__, newton_hist.__file__) + files
+    paths = (newton_split.__file__, newton_categorical.__file__, newton_hist.__file__,
+             newton_parallel.__file__) + files
     return hashlib.sha1(b"".join(Path(p).read_bytes() for p in paths)).hexdigest()[:12]
 
 
@@ -85,7 +88,7 @@ _SPLIT_SOURCE_TAG = split_source_tag()
 
 # The criterion of ``_grow`` and the level grower of ``_grow_tree``: free names of the
 # templates, bound per criterion by ``specialise`` (placeholders here).
-score = weight = grow = None
+score = weight = grow = scan_batch = scan_lane = None
 
 
 class Tree(NamedTuple):
@@ -310,7 +313,6 @@ def _grow(cols, gh, root_rows, features, params, draw):
         if depth == params.max_depth:
             break
         best = make_best(m)
-        run = make_running(m)
         every_slot = np.ones(m, np.bool_)
         sets = new_category_sets(level.n_rows, n_categories)
         scanned = draw_features(features, per_level, state) if by_level else features
@@ -327,6 +329,16 @@ def _grow(cols, gh, root_rows, features, params, draw):
         for j in range(scanned.shape[0]):
             in_histograms[j] = hist_index[scanned[j]] >= 0 and (not by_node
                                                                 or node_allowed[j].any())
+        # every feature into a best of its own, merged in feature order (newton_parallel)
+        is_column = np.zeros(scanned.shape[0], np.bool_)
+        for j in range(scanned.shape[0]):
+            is_column[j] = hist_index[scanned[j]] < 0 and not cols.categorical[scanned[j]] \
+                and (not by_node or node_allowed[j].any())
+        one = make_best(m)  # a histogram or categorical feature's best
+        one_sets = new_category_sets(level.n_rows, n_categories)
+        batch = new_batch(0, m)  # the column features scanned[batch_start:batch_stop]
+        batch_stop = 0
+        row = 0  # the batch's row of the next column feature
         # no histogram summed yet (an empty LevelBins: numba needs the variable typed here)
         level_bins = accumulate(cols, gh, position, active, scanned[:0], m)
         end = 0  # the histograms of scanned[:end] have been summed
@@ -334,16 +346,32 @@ def _grow(cols, gh, root_rows, features, params, draw):
             allowed = node_allowed[j] if by_node else every_slot
             if by_node and not allowed.any():  # no node of the level drew this feature
                 continue
+            if is_column[j]:
+                if j >= batch_stop:
+                    batch_stop = batch_end(is_column, j, m)
+                    in_batch = np.flatnonzero(is_column[j:batch_stop]) + j
+                    batch_allowed = node_allowed[in_batch] if by_node \
+                        else np.ones((in_batch.shape[0], m), np.bool_)
+                    batch = new_batch(in_batch.shape[0], m)
+                    scan_batch(cols, rows, scanned[in_batch], batch_allowed, level, params, batch)
+                    row = 0
+                candidate = feature_best(batch, row)
+                row += 1
+                for s in range(m):
+                    merge_slot(best, level, candidate, s)
+                continue
+            reset_best(one)
             if in_histograms[j]:
                 if j >= end:
                     end = chunk_end(cols, scanned, in_histograms, j, m)
                     level_bins = accumulate(cols, gh, position, active,
                                             scanned[j:end][in_histograms[j:end]], m)
-                scan_bins(cols, level_bins, scanned[j], level, best, params, score, allowed)
-            elif cols.categorical[scanned[j]]:
-                scan_categorical(cols, rows, scanned[j], level, best, params, allowed, sets)
+                scan_bins(cols, level_bins, scanned[j], level, one, params, score, allowed)
             else:
-                scan_feature(cols, rows, scanned[j], level, run, best, params, score, allowed)
+                scan_categorical(cols, rows, scanned[j], level, one, params, allowed, one_sets)
+            for s in range(m):
+                if merge_slot(best, level, one, s) and cols.categorical[scanned[j]]:
+                    copy_set(sets, one_sets, s)
         column_order_gains(cols, rows, active, level, best, params, score)
         child_slot = np.full(m, -1, np.int64)  # the left child's slot; the right one's is next
         n_split = 0
@@ -524,18 +552,22 @@ def specialise(score, weight, name, cache=False):
     if cache:
         name = f"{name}_{_SPLIT_SOURCE_TAG}"
     names = {"score": score, "weight": weight}
+    names["scan_lane"] = bind_globals(_scan_lane, f"scan_lane_{name}", cache, names)
+    names["scan_batch"] = bind_globals(_scan_batch, f"scan_batch_{name}", cache, names,
+                                       parallel=True)
     names["grow"] = bind_globals(_grow, f"grow_{name}_levels", cache, names)
     return bind_globals(_grow_tree, f"grow_{name}", cache, names)
 
 
-def bind_globals(template, qualname, cache, names):
+def bind_globals(template, qualname, cache, names, parallel=False):
     """``template`` jitted under ``qualname`` with the free names ``names`` (a dict) bound
-    as its globals: compile-time constants of the compiled function."""
+    as its globals: compile-time constants of the compiled function (``parallel``: numba's
+    ``parallel=True``, for a template with a ``prange``)."""
     fn = FunctionType(template.__code__, {**template.__globals__, **names}, qualname,
                       template.__defaults__, template.__closure__)
     fn.__qualname__ = qualname
     fn.__doc__ = template.__doc__
-    return njit(cache=cache)(fn)
+    return njit(cache=cache, parallel=parallel)(fn) if parallel else njit(cache=cache)(fn)
 
 
 grow_newton = specialise(newton_score, newton_weight, "newton", cache=True)

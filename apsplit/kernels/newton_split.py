@@ -101,6 +101,7 @@ class Params(NamedTuple):
     gamma: float
     min_child_weight: float
     max_delta_step: float
+    n_threads: int = 1     # threads of a level's column scans (the tree is the same for any)
 
 
 class Columns(NamedTuple):

@@ -12,12 +12,17 @@ flagged bins.  The splits it skips score above the survivors' limit
 window of the node's optimum, lies below it: so whenever the feature can be
 returned, its best split, score and left weights are the ones ``scan``
 finds, bit for bit, and ties still go to the first such rank.
+
+``refine_survivors`` refines the survivors on several threads: a feature's
+canonical pass and walk touch only its own bins of the workspace, and each
+feature's result goes to its own row, so the results (and the split chosen
+from them, ``search.run_exhaustive``) are the same for any thread count.
 """
 
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .criteria import ERROR, split_value
 from .stats import _error_split, canonical_pass
@@ -100,3 +105,23 @@ def refined_best(data, work, task, coarse, refine, node_counts, k, totals, out_l
         if counting:
             counts_f[t] = 0
     return best, best_rank, right_rank
+
+
+@njit(cache=True)
+def _refine_lane(data, work, task, coarse, refine, node_counts, features, totals, scores, ranks,
+                 lefts, lane, lanes):
+    """``refined_best`` of the survivors ``features[j]`` with j = lane (mod lanes)."""
+    for j in range(lane, features.shape[0], lanes):
+        scores[j], ranks[j, 0], ranks[j, 1] = refined_best(
+            data, work, task, coarse, refine, node_counts, features[j], totals, lefts[j])
+
+
+@njit(cache=True, parallel=True)
+def refine_survivors(data, work, task, coarse, refine, node_counts, features, totals, scores,
+                     ranks, lefts, n_threads):
+    """``refined_best`` of every dense numeric survivor ``features[j]`` into ``scores[j]``,
+    ``ranks[j]`` (left, right) and ``lefts[j]``, dealt round-robin to ``n_threads`` threads."""
+    lanes = max(1, min(n_threads, features.shape[0]))
+    for lane in prange(lanes):
+        _refine_lane(data, work, task, coarse, refine, node_counts, features, totals, scores,
+                     ranks, lefts, lane, lanes)

@@ -41,7 +41,7 @@ from . import coarse as cs
 from . import heap as hp
 from .categorical import evaluate_categorical
 from .criteria import NO_UB, impurity
-from .refine import refined_best
+from .refine import refine_survivors
 from .sort import bisect_left
 from .state import Found, Node, Scratch, State, Task
 from .stats import (DENSE_RATIO, Column, Rule, Seen, Stream, assess, assess_rows, canonical_pass,
@@ -670,7 +670,7 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready):
             cs.build_sparse(coarse, feats, candidate_slots(feats, coarse.offsets.shape[0] - 1),
                             index_order, w, y, data.csr_indptr, data.csr_features, hist)
         else:
-            cs.build_dense(coarse, feats, index_order, w, y, hist)
+            cs.build_dense(coarse, feats, index_order, w, y, hist, params.n_threads)
     totals = np.zeros(n_classes)
     for p in range(n):
         totals[y[index_order[p]]] += w[index_order[p]]
@@ -691,9 +691,8 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready):
     scores = np.full(keep.shape[0], math.inf)
     ranks = np.full((keep.shape[0], 2), -1, np.int64)
     lefts = np.zeros((keep.shape[0], n_classes))
-    for j in range(keep.shape[0]):
-        scores[j], ranks[j, 0], ranks[j, 1] = refined_best(
-            data, work, task, coarse, refine, hist.counts, feats[keep[j]], totals, lefts[j])
+    refine_survivors(data, work, task, coarse, refine, hist.counts, feats[keep], totals, scores,
+                     ranks, lefts, params.n_threads)
     smallest = math.inf
     for j in range(keep.shape[0]):
         smallest = min(smallest, scores[j])

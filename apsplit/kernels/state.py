@@ -77,6 +77,8 @@ class Params(NamedTuple):
     min_step: float = -1.0          # adaptive: least batch, of the unseen weight (-1: the rule's)
     min_step_examples: float = -1.0  # adaptive: least batch, of the unseen examples (-1: the rule's)
     first_column: int = -1          # adaptive: column assessed fully first (-1: none)
+    n_threads: int = 1              # exhaustive: threads of the coarse histograms and the
+                                    # survivors' refinements (the same split for any count)
 
 
 class Node(NamedTuple):

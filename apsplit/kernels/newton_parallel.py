@@ -1,0 +1,165 @@
+"""A level's column scans on several threads, the same tree for any number of threads.
+
+Every feature of a level is scanned into a best of its own (per slot, by
+``newton_split._record``'s rule, its chain of records starting empty), and the
+grower merges the features' bests into the level's in feature index order by
+the same rule (``merge_slot``), whatever the feature's path (column scan,
+histogram, categorical).  The column scans, which hold most of a level's time,
+run in batches (``scan_batch``): the features of a batch are dealt to
+``Params.n_threads`` threads, each scanning its features into their
+rows of a ``Batch``.
+
+Why the tree is the same for any number of threads, bit for bit: a feature's
+best is a function of its column, the level's sums and the parameters only
+(its own running sums, its own record chain), whichever thread computes it and
+when; the merge is sequential, in feature order, on one thread.  So the thread
+count and the dealing change who computes a feature's best, never its value.
+
+What the per-feature chain changes against one chain over all candidates: a
+candidate replaces a best only by beating it by more than the node's tie window
+w (1e-10 of the node's gain scale).  A feature's best is within w of its
+largest gain, and the merged best within w of every feature's best, so the
+chosen gain is within 2w of the optimum (one chain: within w).  The two orders
+choose differently only when a feature's own candidates differ by less than 2w
+around the best so far: gains equal to ~1e-10 relative, ties in XGBoost's
+float32 anyway.
+
+Dealing (``deal``): the batch's features by decreasing cost (their column's
+entries, twice for a forward pass, plus the level's slots), each to the
+thread with the least cost so far (longest processing time first: within 4/3
+of the best balance).  A static split of the feature range would not do:
+sparse columns differ in length by orders of magnitude.  A batch holds at
+most ``BATCH_SLOTS`` (feature, slot) pairs, so its scratch stays within a few MB.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from .newton_split import Best, Running, scan_feature
+
+BATCH_SLOTS = 2 ** 16  # (feature, slot) pairs of a batch: its Best and Running rows
+
+# The criterion's child score (of ``_scan_lane``) and its lane scanner (of ``_scan_batch``):
+# free names, bound per criterion by ``newton_grow.specialise`` (placeholders here).
+score = scan_lane = None
+
+
+class Batch(NamedTuple):
+    """The best (``Best``'s fields) and the running sums (``Running``'s) of every feature
+    of a batch, row i for the batch's i-th feature."""
+
+    gain: np.ndarray
+    feature: np.ndarray
+    default_left: np.ndarray
+    left_value: np.ndarray
+    right_value: np.ndarray
+    run_grad: np.ndarray
+    run_hess: np.ndarray
+    run_pos: np.ndarray
+    run_rows: np.ndarray
+    run_last: np.ndarray
+    run_visit: np.ndarray
+
+
+@njit(cache=True)
+def new_batch(n_features, m):
+    """Room for ``n_features`` features' bests and running sums over ``m`` slots."""
+    shape = (n_features, m)
+    return Batch(np.full(shape, -np.inf), np.full(shape, -1, np.int64),
+                 np.zeros(shape, np.bool_), np.full(shape, np.nan), np.full(shape, np.nan),
+                 np.zeros(shape), np.zeros(shape), np.zeros(shape, np.int64),
+                 np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape, np.bool_))
+
+
+@njit(cache=True, inline='always')
+def feature_best(batch, i):
+    """Row i of the batch as a ``Best`` (views)."""
+    return Best(batch.gain[i], batch.feature[i], batch.default_left[i], batch.left_value[i],
+                batch.right_value[i])
+
+
+@njit(cache=True, inline='always')
+def feature_running(batch, i):
+    """Row i of the batch as a ``Running`` (views)."""
+    return Running(batch.run_grad[i], batch.run_hess[i], batch.run_pos[i], batch.run_rows[i],
+                   batch.run_last[i], batch.run_visit[i])
+
+
+@njit(cache=True)
+def reset_best(best):
+    """No candidate yet in any slot."""
+    best.gain[:] = -np.inf
+    best.feature[:] = -1
+
+
+@njit(cache=True, inline='always')
+def merge_slot(best, level, candidate, s):
+    """``candidate``'s slot s replaces ``best``'s if it beats it by more than the tie
+    window (``newton_split._record``'s rule); True when it did."""
+    gain = candidate.gain[s]
+    if not (gain > best.gain[s] + level.tie[s] and gain < np.inf):
+        return False
+    best.gain[s] = gain
+    best.feature[s] = candidate.feature[s]
+    best.default_left[s] = candidate.default_left[s]
+    best.left_value[s] = candidate.left_value[s]
+    best.right_value[s] = candidate.right_value[s]
+    return True
+
+
+@njit(cache=True)
+def batch_end(is_column, first, m):
+    """The end (exclusive) of the batch of column features starting at ``first``:
+    at most ``BATCH_SLOTS // m`` of the features ``is_column`` marks."""
+    room = max(1, BATCH_SLOTS // m)
+    j = first
+    while j < is_column.shape[0] and room > 0:
+        room -= is_column[j]
+        j += 1
+    return j
+
+
+@njit(cache=True)
+def deal(costs, n_threads):
+    """The thread of each item: by decreasing cost, each to the least loaded thread."""
+    owner = np.zeros(costs.shape[0], np.int64)
+    load = np.zeros(n_threads)
+    for i in np.argsort(-costs, kind="mergesort"):
+        t = np.argmin(load)
+        owner[i] = t
+        load[t] += costs[i]
+    return owner
+
+
+def _scan_lane(cols, rows, features, allowed, level, params, batch, owner, lane):
+    """Scan the batch's features dealt to ``lane`` (``owner[i] == lane``) into their rows of
+    ``batch``, each reset first.  ``score`` is a free name, bound per criterion by
+    ``newton_grow.specialise``."""
+    for i in range(features.shape[0]):
+        if owner[i] != lane:
+            continue
+        best = feature_best(batch, i)
+        reset_best(best)
+        scan_feature(cols, rows, features[i], level, feature_running(batch, i), best, params,
+                     score, allowed[i])
+
+
+def _scan_batch(cols, rows, features, allowed, level, params, batch):
+    """Scan every feature ``features[i]`` (column features) of the level into row i of
+    ``batch``, for the slots ``allowed[i]`` marks, on ``params.n_threads`` threads (numba's
+    thread count must allow them; fewer run the lanes in turn).  ``scan_lane`` is a free
+    name: ``_scan_lane`` of the criterion, bound by ``newton_grow.specialise`` (a parallel
+    loop that calls a compiled function keeps numba's parallel analysis off the scan's
+    own loops)."""
+    n = features.shape[0]
+    m = level.grad.shape[0]
+    costs = np.empty(n)
+    for i in range(n):
+        f = features[i]
+        costs[i] = (cols.indptr[f + 1] - cols.indptr[f]) * (2 if cols.forward[f] else 1) + m
+    n_lanes = max(1, min(params.n_threads, n))
+    owner = deal(costs, n_lanes)
+    for lane in prange(n_lanes):
+        scan_lane(cols, rows, features, allowed, level, params, batch, owner, lane)
