@@ -8,11 +8,12 @@ For every dataset, boost ``rounds`` trees of depth ``depth`` with:
   spares a copy every round; CSC is its sparse path);
 * the same ``AdaBoostClassifier`` with ``estimator=APTreeClassifier(max_depth,
   criterion, method)`` (each tree bins X again: that is inside its fit);
-* ``APBoostClassifier(boosting="adaboost", ...)`` (bins X once per fit);
+* ``APBoostClassifier(boosting="adaboost", ..., n_jobs=threads)`` (bins X once per fit);
 * for context only, gradient boosting: XGBoost (``tree_method`` "exact" and
   "hist") and LightGBM (``num_leaves=2**depth``, ``min_child_samples=1``),
-  both with ``n_jobs=threads`` (default 1, as scikit-learn and apsplit use
-  one core), other parameters at their defaults (learning rate 0.3 and 0.1;
+  both with ``n_jobs=threads`` (default 1, as scikit-learn has one core; the
+  APTree inside scikit-learn's AdaBoost keeps its default, one thread), other
+  parameters at their defaults (learning rate 0.3 and 0.1;
   for C > 2 classes one tree per class and round).  Optional: a library that
   is not installed is listed under "unavailable" and its rows are left out.
 
@@ -177,7 +178,7 @@ def _models(sparse, rounds, depth, criterion, methods, threads, unavailable):
                        "method": method, "numba": True,
                        "estimator": APBoostClassifier(boosting="adaboost", n_estimators=rounds,
                                                       max_depth=depth, criterion=criterion,
-                                                      method=method)})
+                                                      method=method, n_jobs=threads)})
     xgboost, lightgbm = _optional("xgboost"), _optional("lightgbm")
     if xgboost is None:
         unavailable["xgboost"] = "not installed (pip install apsplit[xgboost])"
@@ -429,8 +430,8 @@ def add_arguments(parser, json_default="results/stock.json", plot_default="resul
     parser.add_argument("--repeats", type=count(1), default=DEFAULTS["repeats"],
                         help="timed fits per model; the least wall time is reported (default 1)")
     parser.add_argument("--threads", type=count(1), default=DEFAULTS["threads"],
-                        help="n_jobs of XGBoost and LightGBM (default 1: scikit-learn and apsplit "
-                             "use one core)")
+                        help="n_jobs of APBoostClassifier, XGBoost and LightGBM (default 1: "
+                             "scikit-learn's AdaBoost uses one core)")
     parser.add_argument("--holdout", type=_fraction, default=DEFAULTS["holdout"],
                         help="test share held out of datasets without a test file (default "
                              f"{DEFAULTS['holdout']}; 0: no test accuracy for them)")

@@ -67,9 +67,10 @@ from numba import njit
 from . import newton_categorical, newton_hist, newton_parallel, newton_split
 from .newton_categorical import (copy_set, in_set, max_categories, new_category_sets,
                                  scan_categorical, store_set)
-from .newton_hist import accumulate, chunk_end, column_order_gains, scan_bins
-from .newton_parallel import (_scan_batch, _scan_lane, batch_end, feature_best, merge_slot,
-                              new_batch, reset_best)
+from .newton_hist import accumulate, chunk_end, column_order_gains
+from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _scan_lane,
+                              batch_end, feature_best, merge_best, merge_slot, new_batch,
+                              reset_best, slots_allowed)
 from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Level, Rows, make_best, newton_score,
                            newton_weight)
 
@@ -88,7 +89,7 @@ _SPLIT_SOURCE_TAG = split_source_tag()
 
 # The criterion of ``_grow`` and the level grower of ``_grow_tree``: free names of the
 # templates, bound per criterion by ``specialise`` (placeholders here).
-score = weight = grow = scan_batch = scan_lane = None
+score = weight = grow = scan_batch = scan_lane = scan_bins_batch = scan_bins_lane = None
 
 
 class Tree(NamedTuple):
@@ -334,14 +335,16 @@ def _grow(cols, gh, root_rows, features, params, draw):
         for j in range(scanned.shape[0]):
             is_column[j] = hist_index[scanned[j]] < 0 and not cols.categorical[scanned[j]] \
                 and (not by_node or node_allowed[j].any())
-        one = make_best(m)  # a histogram or categorical feature's best
+        one = make_best(m)  # a categorical feature's best
         one_sets = new_category_sets(level.n_rows, n_categories)
-        batch = new_batch(0, m)  # the column features scanned[batch_start:batch_stop]
+        batch = new_batch(0, m)  # the bests of the column features before batch_stop
         batch_stop = 0
         row = 0  # the batch's row of the next column feature
         # no histogram summed yet (an empty LevelBins: numba needs the variable typed here)
-        level_bins = accumulate(cols, gh, position, active, scanned[:0], m)
-        end = 0  # the histograms of scanned[:end] have been summed
+        level_bins = accumulate(cols, gh, position, active, scanned[:0], m, 1)
+        end = 0  # the histograms of scanned[:end] have been summed and scanned
+        hist_batch = new_batch(0, m)  # their features' bests, in order
+        hist_row = 0
         for j in range(scanned.shape[0]):
             allowed = node_allowed[j] if by_node else every_slot
             if by_node and not allowed.any():  # no node of the level drew this feature
@@ -350,27 +353,32 @@ def _grow(cols, gh, root_rows, features, params, draw):
                 if j >= batch_stop:
                     batch_stop = batch_end(is_column, j, m)
                     in_batch = np.flatnonzero(is_column[j:batch_stop]) + j
-                    batch_allowed = node_allowed[in_batch] if by_node \
-                        else np.ones((in_batch.shape[0], m), np.bool_)
                     batch = new_batch(in_batch.shape[0], m)
-                    scan_batch(cols, rows, scanned[in_batch], batch_allowed, level, params, batch)
+                    scan_batch(cols, rows, scanned[in_batch],
+                               slots_allowed(node_allowed, in_batch, m, by_node), level, params,
+                               batch)
                     row = 0
-                candidate = feature_best(batch, row)
+                merge_best(best, level, feature_best(batch, row))
                 row += 1
-                for s in range(m):
-                    merge_slot(best, level, candidate, s)
                 continue
-            reset_best(one)
             if in_histograms[j]:
                 if j >= end:
                     end = chunk_end(cols, scanned, in_histograms, j, m)
-                    level_bins = accumulate(cols, gh, position, active,
-                                            scanned[j:end][in_histograms[j:end]], m)
-                scan_bins(cols, level_bins, scanned[j], level, one, params, score, allowed)
-            else:
-                scan_categorical(cols, rows, scanned[j], level, one, params, allowed, one_sets)
+                    in_chunk = np.flatnonzero(in_histograms[j:end]) + j
+                    level_bins = accumulate(cols, gh, position, active, scanned[in_chunk], m,
+                                            params.n_threads)
+                    hist_batch = new_batch(in_chunk.shape[0], m)
+                    scan_bins_batch(cols, level_bins, scanned[in_chunk],
+                                    slots_allowed(node_allowed, in_chunk, m, by_node), level,
+                                    params, hist_batch)
+                    hist_row = 0
+                merge_best(best, level, feature_best(hist_batch, hist_row))
+                hist_row += 1
+                continue
+            reset_best(one)
+            scan_categorical(cols, rows, scanned[j], level, one, params, allowed, one_sets)
             for s in range(m):
-                if merge_slot(best, level, one, s) and cols.categorical[scanned[j]]:
+                if merge_slot(best, level, one, s):
                     copy_set(sets, one_sets, s)
         column_order_gains(cols, rows, active, level, best, params, score)
         child_slot = np.full(m, -1, np.int64)  # the left child's slot; the right one's is next
@@ -555,6 +563,10 @@ def specialise(score, weight, name, cache=False):
     names["scan_lane"] = bind_globals(_scan_lane, f"scan_lane_{name}", cache, names)
     names["scan_batch"] = bind_globals(_scan_batch, f"scan_batch_{name}", cache, names,
                                        parallel=True)
+    names["scan_bins_lane"] = bind_globals(_scan_bins_lane, f"scan_bins_lane_{name}", cache,
+                                           names)
+    names["scan_bins_batch"] = bind_globals(_scan_bins_batch, f"scan_bins_batch_{name}", cache,
+                                            names, parallel=True)
     names["grow"] = bind_globals(_grow, f"grow_{name}_levels", cache, names)
     return bind_globals(_grow_tree, f"grow_{name}", cache, names)
 

@@ -57,7 +57,7 @@ for the scan, against O(entries) for the column scan with random access to
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .newton_split import side_gain
 
@@ -96,10 +96,31 @@ def chunk_end(cols, features, in_histograms, start, m):
 
 
 @njit(cache=True)
-def accumulate(cols, gh, position, active, features, m):
+def _accumulate_share(cols, gh, position, active, columns, offset, first, last, bins):
+    """Add every ``active`` row, in order, to its slot's bins of the features
+    ``first:last`` of the level's (their hist_codes ``columns``, bins from ``offset``)."""
+    codes = cols.hist_codes
+    for p in range(active.shape[0]):
+        r = active[p]
+        s = position[r]
+        g = gh[r, 0]
+        h = gh[r, 1]
+        for k in range(first, last):
+            b = offset[k] + codes[r, columns[k]]
+            bins[s, b, GRAD] += g
+            bins[s, b, HESS] += h
+            bins[s, b, N_ROWS] += 1.0
+        if not h > 0.0:
+            for k in range(first, last):
+                bins[s, offset[k] + codes[r, columns[k]], N_ZERO] += 1.0
+
+
+@njit(cache=True, parallel=True)
+def accumulate(cols, gh, position, active, features, m, n_threads):
     """The ``LevelBins`` of the ``m`` slots over the ``active`` rows for the histogram
     ``features`` (ascending), every row added to its slot's bin of its code, in
-    ``active``'s order."""
+    ``active``'s order; the features in ``n_threads`` contiguous shares, one a thread
+    (a bin is summed by one thread, in row order: the same sums for any count)."""
     n_features = cols.hist_index.shape[0]
     k_count = features.shape[0]
     offset = np.zeros(k_count + 1, np.int64)
@@ -111,20 +132,10 @@ def accumulate(cols, gh, position, active, features, m):
         place[features[k]] = k
         offset[k + 1] = offset[k] + cols.hist_start[j + 1] - cols.hist_start[j] + 1
     bins = np.zeros((m, offset[k_count], 4))
-    codes = cols.hist_codes
-    for p in range(active.shape[0]):
-        r = active[p]
-        s = position[r]
-        g = gh[r, 0]
-        h = gh[r, 1]
-        for k in range(k_count):
-            b = offset[k] + codes[r, columns[k]]
-            bins[s, b, GRAD] += g
-            bins[s, b, HESS] += h
-            bins[s, b, N_ROWS] += 1.0
-        if not h > 0.0:
-            for k in range(k_count):
-                bins[s, offset[k] + codes[r, columns[k]], N_ZERO] += 1.0
+    lanes = max(1, min(n_threads, k_count))
+    for lane in prange(lanes):
+        _accumulate_share(cols, gh, position, active, columns, offset, lane * k_count // lanes,
+                          (lane + 1) * k_count // lanes, bins)
     return LevelBins(bins, features, offset, place)
 
 

@@ -1,13 +1,15 @@
-"""A level's column scans on several threads, the same tree for any number of threads.
+"""A level's split searches on several threads, the same tree for any number of threads.
 
 Every feature of a level is scanned into a best of its own (per slot, by
 ``newton_split._record``'s rule, its chain of records starting empty), and the
 grower merges the features' bests into the level's in feature index order by
 the same rule (``merge_slot``), whatever the feature's path (column scan,
-histogram, categorical).  The column scans, which hold most of a level's time,
-run in batches (``scan_batch``): the features of a batch are dealt to
-``Params.n_threads`` threads, each scanning its features into their
-rows of a ``Batch``.
+histogram, categorical).  The column scans run in batches (``_scan_batch``): the
+features of a batch are dealt to ``Params.n_threads`` threads, each scanning its
+features into their rows of a ``Batch``; so do the histogram features of a chunk
+(``_scan_bins_batch``), once ``newton_hist.accumulate`` has summed their bins
+(itself a share of the features per thread).  Categorical features are scanned
+on the grower's thread.
 
 Why the tree is the same for any number of threads, bit for bit: a feature's
 best is a function of its column, the level's sums and the parameters only
@@ -37,13 +39,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from .newton_hist import scan_bins
 from .newton_split import Best, Running, scan_feature
 
 BATCH_SLOTS = 2 ** 16  # (feature, slot) pairs of a batch: its Best and Running rows
 
-# The criterion's child score (of ``_scan_lane``) and its lane scanner (of ``_scan_batch``):
-# free names, bound per criterion by ``newton_grow.specialise`` (placeholders here).
-score = scan_lane = None
+# The criterion's child score (of the lanes) and its lane scanners (of the batches): free
+# names, bound per criterion by ``newton_grow.specialise`` (placeholders here).
+score = scan_lane = scan_bins_lane = None
 
 
 class Batch(NamedTuple):
@@ -109,6 +112,22 @@ def merge_slot(best, level, candidate, s):
     return True
 
 
+@njit(cache=True, inline='always')
+def merge_best(best, level, candidate):
+    """``merge_slot`` in every slot."""
+    for s in range(level.grad.shape[0]):
+        merge_slot(best, level, candidate, s)
+
+
+@njit(cache=True)
+def slots_allowed(node_allowed, places, m, by_node):
+    """Per feature at ``places`` of the level's: the slots that may split on it (its rows of
+    ``node_allowed`` with per-node sampling, else every slot)."""
+    if by_node:
+        return node_allowed[places]
+    return np.ones((places.shape[0], m), np.bool_)
+
+
 @njit(cache=True)
 def batch_end(is_column, first, m):
     """The end (exclusive) of the batch of column features starting at ``first``:
@@ -163,3 +182,22 @@ def _scan_batch(cols, rows, features, allowed, level, params, batch):
     owner = deal(costs, n_lanes)
     for lane in prange(n_lanes):
         scan_lane(cols, rows, features, allowed, level, params, batch, owner, lane)
+
+
+def _scan_bins_lane(cols, level_bins, features, allowed, level, params, batch, lane, lanes):
+    """``newton_hist.scan_bins`` of the histogram features ``features[i]``, i = lane (mod
+    lanes), each into row i of ``batch`` (reset first).  ``score``: a free name."""
+    for i in range(lane, features.shape[0], lanes):
+        best = feature_best(batch, i)
+        reset_best(best)
+        scan_bins(cols, level_bins, features[i], level, best, params, score, allowed[i])
+
+
+def _scan_bins_batch(cols, level_bins, features, allowed, level, params, batch):
+    """Every histogram feature ``features[i]`` of ``level_bins`` into row i of ``batch``,
+    for the slots ``allowed[i]`` marks, dealt round-robin to ``params.n_threads`` threads
+    (a feature's scan costs its bins: about the same for each).  ``scan_bins_lane``: a
+    free name, ``_scan_bins_lane`` of the criterion."""
+    lanes = max(1, min(params.n_threads, features.shape[0]))
+    for lane in prange(lanes):
+        scan_bins_lane(cols, level_bins, features, allowed, level, params, batch, lane, lanes)
