@@ -174,7 +174,8 @@ def build_dense(coarse, feats, index_order, w, y, hist, n_threads):
     F = feats.shape[0]
     lanes = max(1, min(n_threads, F))
     for lane in prange(lanes):
-        _build_features(coarse, feats, lane * F // lanes, (lane + 1) * F // lanes, index_order,
+        share = np.int64(lane)  # prange's index is unsigned: cast, or the callee compiles twice
+        _build_features(coarse, feats, share * F // lanes, (share + 1) * F // lanes, index_order,
                         w_node, y_node, hist)
     hist.error[0] = (n + 2 * MAX_COARSE) * ULP * total
 

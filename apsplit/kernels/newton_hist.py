@@ -134,8 +134,9 @@ def accumulate(cols, gh, position, active, features, m, n_threads):
     bins = np.zeros((m, offset[k_count], 4))
     lanes = max(1, min(n_threads, k_count))
     for lane in prange(lanes):
-        _accumulate_share(cols, gh, position, active, columns, offset, lane * k_count // lanes,
-                          (lane + 1) * k_count // lanes, bins)
+        share = np.int64(lane)  # prange's index is unsigned: cast, or the callee compiles twice
+        _accumulate_share(cols, gh, position, active, columns, offset, share * k_count // lanes,
+                          (share + 1) * k_count // lanes, bins)
     return LevelBins(bins, features, offset, place)
 
 

@@ -180,8 +180,8 @@ def _scan_batch(cols, rows, features, allowed, level, params, batch):
         costs[i] = (cols.indptr[f + 1] - cols.indptr[f]) * (2 if cols.forward[f] else 1) + m
     n_lanes = max(1, min(params.n_threads, n))
     owner = deal(costs, n_lanes)
-    for lane in prange(n_lanes):
-        scan_lane(cols, rows, features, allowed, level, params, batch, owner, lane)
+    for lane in prange(n_lanes):  # prange's index is unsigned: cast, or the callee compiles twice
+        scan_lane(cols, rows, features, allowed, level, params, batch, owner, np.int64(lane))
 
 
 def _scan_bins_lane(cols, level_bins, features, allowed, level, params, batch, lane, lanes):
@@ -199,5 +199,6 @@ def _scan_bins_batch(cols, level_bins, features, allowed, level, params, batch):
     (a feature's scan costs its bins: about the same for each).  ``scan_bins_lane``: a
     free name, ``_scan_bins_lane`` of the criterion."""
     lanes = max(1, min(params.n_threads, features.shape[0]))
-    for lane in prange(lanes):
-        scan_bins_lane(cols, level_bins, features, allowed, level, params, batch, lane, lanes)
+    for lane in prange(lanes):  # prange's index is unsigned: cast, or the callee compiles twice
+        scan_bins_lane(cols, level_bins, features, allowed, level, params, batch, np.int64(lane),
+                       lanes)

@@ -122,6 +122,6 @@ def refine_survivors(data, work, task, coarse, refine, node_counts, features, to
     """``refined_best`` of every dense numeric survivor ``features[j]`` into ``scores[j]``,
     ``ranks[j]`` (left, right) and ``lefts[j]``, dealt round-robin to ``n_threads`` threads."""
     lanes = max(1, min(n_threads, features.shape[0]))
-    for lane in prange(lanes):
+    for lane in prange(lanes):  # prange's index is unsigned: cast, or the callee compiles twice
         _refine_lane(data, work, task, coarse, refine, node_counts, features, totals, scores,
-                     ranks, lefts, lane, lanes)
+                     ranks, lefts, np.int64(lane), lanes)
