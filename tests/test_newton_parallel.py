@@ -1,14 +1,19 @@
 """A level's column scans on several threads (``kernels/newton_parallel.py``): the same tree
 for any number of threads, the batches, the dealing, and the thread parameters of the API."""
 
+from types import FunctionType
+
 import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
+import apsplit
 from apsplit.adapters import DMatrix, train
-from apsplit.kernels import newton_parallel
+from apsplit.kernels import coarse, lanes, newton_grow, newton_hist, newton_parallel
+from apsplit.kernels.newton_split import Rows, make_level
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_forest, grow_newton_tree
 from apsplit.validation import check_threads as thread_count
 from strategies import scaled
@@ -24,6 +29,8 @@ many_threads = pytest.mark.skipif(THREADS < 2, reason="one thread: nothing to co
 @given(problems(max_rows=40, max_features=6).flatmap(with_categories), params(), DENSITIES,
        SAMPLING, st.integers(0, 2 ** 20))
 def test_any_thread_count_grows_the_same_tree(problem, p, density, sampling, seed):
+    """Small problems run on one lane (``kernels/lanes.py``): the per-feature bests and their
+    merge, whatever the thread count; the tests below run two lanes."""
     (X, g, h, rows, features, fmt), categorical = problem
     data = NewtonData(as_input(X, fmt), categorical, histogram_density=density)
     kwargs = dict(rows=rows, features=features, colsample_bylevel=sampling[0],
@@ -49,6 +56,35 @@ def test_features_beyond_a_batch_and_skewed_columns():
     for a, b in zip(grow_newton_forest(data, G, H, p, n_threads=1),
                     grow_newton_forest(data, G, H, p, n_threads=-1)):
         assert_same_arrays(a, b)
+
+
+@many_threads
+@pytest.mark.parametrize("bynode", [1.0, 0.6])
+def test_every_path_on_two_lanes(bynode):
+    """20,000 rows (enough work for two lanes: ``kernels/lanes.py``): continuous columns,
+    histogram features, a categorical one, 5% NaN, with and without per-node sampling."""
+    rng = np.random.default_rng(5)
+    n = 20000
+    X = np.column_stack([rng.normal(size=(n, 4)), rng.integers(0, 9, (n, 3)).astype(float),
+                         rng.integers(0, 6, n).astype(float)])
+    X[rng.random(X.shape) < 0.05] = np.nan
+    g = np.nan_to_num(X[:, 0] + X[:, 4] - (X[:, 7] == 2)) + rng.normal(size=n)
+    h = rng.random(n) + 0.1
+    data = NewtonData(X, categorical=[7])
+    assert data.histogram_features.size == 3
+    kwargs = dict(colsample_bynode=bynode, seed=3)
+    one = grow_newton_tree(data, g, h, NewtonParams(max_depth=6), n_threads=1, **kwargs)
+    assert one.node_count > 60
+    assert_same_arrays(grow_newton_tree(data, g, h, NewtonParams(max_depth=6),
+                                        n_threads=THREADS, **kwargs), one)
+
+
+def test_a_loop_gets_a_lane_per_share_of_work():
+    unit = lanes.MIN_WORK_PER_LANE
+    assert [lanes.lane_count(4, 10, w) for w in (0, unit - 1, unit, 2 * unit, 3 * unit)] == \
+        [1, 1, 1, 2, 3]
+    assert lanes.lane_count(8, 3, 100 * unit) == 3   # no more lanes than items
+    assert lanes.lane_count(1, 10, 100 * unit) == 1
 
 
 def test_a_batch_holds_at_most_its_budget_of_column_features():
@@ -89,9 +125,9 @@ def test_thread_counts():
 @many_threads
 def test_train_nthread_gives_the_same_model():
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(600, 12))
+    X = rng.normal(size=(6000, 12))   # 72,000 entries a level: two lanes
     X[rng.random(X.shape) < 0.1] = np.nan
-    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=600) > 0).astype(float)
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=6000) > 0).astype(float)
     dtrain = DMatrix(X, label=y)
     params = {"objective": "binary:logistic", "max_depth": 4}
     models = [train({**params, **extra}, dtrain, 5)
@@ -107,3 +143,41 @@ def test_train_nthread_gives_the_same_model():
 def test_train_refuses_a_bad_nthread(value):
     with pytest.raises(ValueError, match="nthread"):
         train({"nthread": value}, DMatrix(np.zeros((4, 1)), label=np.zeros(4)), 1)
+
+
+
+
+def _has_parallel_loop(driver, *args):
+    """``driver`` compiled afresh for ``args``' types holds its ``prange`` as a parallel loop
+    (numba also makes parallel loops of array constructors: those are not counted)."""
+    fresh = njit(parallel=True)(FunctionType(driver.py_func.__code__,
+                                             driver.py_func.__globals__))
+    signature = tuple(numba.typeof(a) for a in args)
+    fresh.compile(signature)
+    loops = fresh.overloads[signature].metadata["parfor_diagnostics"].initial_parfors
+    return any(pattern[0] == "prange" for loop in loops for pattern in loop.patterns)
+
+
+def test_the_parallel_loops_are_parallel():
+    """numba runs a ``prange`` it cannot transform as a plain loop, silently (the results
+    are the same by design: only this shows it): each parallel driver holds its loop."""
+    rng = np.random.default_rng(5)
+    n, m = 2000, 2
+    X = np.column_stack([rng.normal(size=(n, 2)), rng.integers(0, 9, (n, 2)).astype(float)])
+    cols = NewtonData(X).columns()
+    gh = np.column_stack([rng.normal(size=n), np.ones(n)])
+    position = rng.integers(0, m, n).astype(np.int32)
+    level = make_level(m)
+    params = NewtonParams().kernel_params(n, 2)
+    allowed = np.ones((2, m), np.bool_)
+    bins = newton_hist.accumulate(cols, gh, position, np.arange(n), np.array([2, 3]), m, 2)
+    bound = newton_grow.grow_newton.py_func.__globals__["grow"].py_func.__globals__
+    assert _has_parallel_loop(newton_hist.accumulate, cols, gh, position, np.arange(n),
+                              np.array([2, 3]), m, 2)
+    assert _has_parallel_loop(bound["scan_batch"], cols, Rows(gh, position), np.array([0, 1]),
+                              allowed, level, params, newton_parallel.new_batch(2, m))
+    assert _has_parallel_loop(bound["scan_bins_batch"], cols, bins, np.array([2, 3]), allowed,
+                              level, params, newton_parallel.new_batch(2, m))
+    bins = apsplit.Dataset(X).coarse_bins()
+    assert _has_parallel_loop(coarse.build_dense, bins, np.arange(4), np.arange(n),
+                              np.ones(n), np.zeros(n, np.int64), coarse.new_histogram(bins, 2), 2)

@@ -53,6 +53,7 @@ import numpy as np
 from numba import njit, prange
 
 from .criteria import TIGHT, split_value
+from .lanes import lane_count
 from .stats import DENSE_RATIO
 
 MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
@@ -172,11 +173,15 @@ def build_dense(coarse, feats, index_order, w, y, hist, n_threads):
         total += w_node[p]
     _clear(coarse, feats, hist)
     F = feats.shape[0]
-    lanes = max(1, min(n_threads, F))
-    for lane in prange(lanes):
-        share = np.int64(lane)  # prange's index is unsigned: cast, or the callee compiles twice
-        _build_features(coarse, feats, share * F // lanes, (share + 1) * F // lanes, index_order,
-                        w_node, y_node, hist)
+    lanes = lane_count(n_threads, F, n * F)
+    if lanes == 1:
+        _build_features(coarse, feats, 0, F, index_order, w_node, y_node, hist)
+    else:
+        for lane in prange(lanes):
+            # prange's index is unsigned: cast, or the callee compiles twice
+            share = np.int64(lane)
+            _build_features(coarse, feats, share * F // lanes, (share + 1) * F // lanes,
+                            index_order, w_node, y_node, hist)
     hist.error[0] = (n + 2 * MAX_COARSE) * ULP * total
 
 

@@ -59,6 +59,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from .lanes import lane_count
 from .newton_split import side_gain
 
 MAX_BINS = 255   # distinct present values of a histogram feature; code 255 at most = missing
@@ -132,11 +133,15 @@ def accumulate(cols, gh, position, active, features, m, n_threads):
         place[features[k]] = k
         offset[k + 1] = offset[k] + cols.hist_start[j + 1] - cols.hist_start[j] + 1
     bins = np.zeros((m, offset[k_count], 4))
-    lanes = max(1, min(n_threads, k_count))
-    for lane in prange(lanes):
-        share = np.int64(lane)  # prange's index is unsigned: cast, or the callee compiles twice
-        _accumulate_share(cols, gh, position, active, columns, offset, share * k_count // lanes,
-                          (share + 1) * k_count // lanes, bins)
+    lanes = lane_count(n_threads, k_count, active.shape[0] * k_count)
+    if lanes == 1:
+        _accumulate_share(cols, gh, position, active, columns, offset, 0, k_count, bins)
+    else:
+        for lane in prange(lanes):
+            # prange's index is unsigned: cast, or the callee compiles twice
+            share = np.int64(lane)
+            _accumulate_share(cols, gh, position, active, columns, offset,
+                              share * k_count // lanes, (share + 1) * k_count // lanes, bins)
     return LevelBins(bins, features, offset, place)
 
 

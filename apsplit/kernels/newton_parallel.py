@@ -39,6 +39,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from .lanes import lane_count
 from .newton_hist import scan_bins
 from .newton_split import Best, Running, scan_feature
 
@@ -178,10 +179,14 @@ def _scan_batch(cols, rows, features, allowed, level, params, batch):
     for i in range(n):
         f = features[i]
         costs[i] = (cols.indptr[f + 1] - cols.indptr[f]) * (2 if cols.forward[f] else 1) + m
-    n_lanes = max(1, min(params.n_threads, n))
-    owner = deal(costs, n_lanes)
-    for lane in prange(n_lanes):  # prange's index is unsigned: cast, or the callee compiles twice
-        scan_lane(cols, rows, features, allowed, level, params, batch, owner, np.int64(lane))
+    lanes = lane_count(params.n_threads, n, np.int64(costs.sum()))
+    owner = deal(costs, lanes)
+    if lanes == 1:
+        scan_lane(cols, rows, features, allowed, level, params, batch, owner, np.int64(0))
+    else:
+        # prange's index is unsigned: cast, or the callee compiles twice
+        for lane in prange(lanes):
+            scan_lane(cols, rows, features, allowed, level, params, batch, owner, np.int64(lane))
 
 
 def _scan_bins_lane(cols, level_bins, features, allowed, level, params, batch, lane, lanes):
@@ -198,7 +203,13 @@ def _scan_bins_batch(cols, level_bins, features, allowed, level, params, batch):
     for the slots ``allowed[i]`` marks, dealt round-robin to ``params.n_threads`` threads
     (a feature's scan costs its bins: about the same for each).  ``scan_bins_lane``: a
     free name, ``_scan_bins_lane`` of the criterion."""
-    lanes = max(1, min(params.n_threads, features.shape[0]))
-    for lane in prange(lanes):  # prange's index is unsigned: cast, or the callee compiles twice
-        scan_bins_lane(cols, level_bins, features, allowed, level, params, batch, np.int64(lane),
-                       lanes)
+    lanes = lane_count(params.n_threads, features.shape[0],
+                       level_bins.offset[-1] * level.grad.shape[0])
+    if lanes == 1:
+        scan_bins_lane(cols, level_bins, features, allowed, level, params, batch,
+                       np.int64(0), np.int64(1))
+    else:
+        # prange's index is unsigned: cast, or the callee compiles twice
+        for lane in prange(lanes):
+            scan_bins_lane(cols, level_bins, features, allowed, level, params, batch,
+                           np.int64(lane), lanes)

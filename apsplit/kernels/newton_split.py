@@ -59,8 +59,10 @@ by more than the node's tie window ``Level.tie`` = 1e-10 (sum_i |g_i|)^2 /
 but computed from sums taken in another order (a few ulps apart) are then
 ties, and the first candidate in XGBoost's order wins, which makes
 XGBoost's tie rule (a lower feature index wins; in a feature only a strictly
-larger gain replaces, ``NeedReplace``) deterministic here.  The returned gain
-is within the window of the optimum.  XGBoost compares gains in float32
+larger gain replaces, ``NeedReplace``) deterministic here.  The grower
+applies the rule to each feature's candidates, then to the features' bests in
+index order (``newton_parallel``: the same tree for any number of threads), so
+the chosen gain is within two windows of the optimum.  XGBoost compares gains in float32
 (relative precision ~6e-8 of the children's scores); candidates whose gains
 differ by less than that but more than the window can be chosen differently
 (apsplit keeps the larger).

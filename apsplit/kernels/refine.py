@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from .criteria import ERROR, split_value
+from .lanes import lane_count
 from .stats import _error_split, canonical_pass
 
 @njit(cache=True, inline='always')
@@ -121,7 +122,13 @@ def refine_survivors(data, work, task, coarse, refine, node_counts, features, to
                      ranks, lefts, n_threads):
     """``refined_best`` of every dense numeric survivor ``features[j]`` into ``scores[j]``,
     ``ranks[j]`` (left, right) and ``lefts[j]``, dealt round-robin to ``n_threads`` threads."""
-    lanes = max(1, min(n_threads, features.shape[0]))
-    for lane in prange(lanes):  # prange's index is unsigned: cast, or the callee compiles twice
+    lanes = lane_count(n_threads, features.shape[0],
+                       features.shape[0] * task.index_order.shape[0])
+    if lanes == 1:
         _refine_lane(data, work, task, coarse, refine, node_counts, features, totals, scores,
-                     ranks, lefts, np.int64(lane), lanes)
+                     ranks, lefts, np.int64(0), np.int64(1))
+    else:
+        # prange's index is unsigned: cast, or the callee compiles twice
+        for lane in prange(lanes):
+            _refine_lane(data, work, task, coarse, refine, node_counts, features, totals, scores,
+                         ranks, lefts, np.int64(lane), lanes)
