@@ -11,22 +11,22 @@ import sys
 
 from apsplit.experiments import threads
 from apsplit.experiments.loaders import BUNDLED
-from apsplit.experiments.paper import _list_type
+from apsplit.experiments.paper import list_type
 from apsplit.experiments.report import add_output_arguments, count, require_plotting
-from apsplit.experiments.scaling import _counts
+from apsplit.experiments.scaling import counts_type
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.threads", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--datasets", type=_list_type("datasets", list(BUNDLED)),
+    parser.add_argument("--datasets", type=list_type("datasets", list(BUNDLED)),
                         default=["higgs7k", "a8a", "satimage"],
                         help="bundled datasets, comma-separated (default higgs7k,a8a,satimage)")
     parser.add_argument("--size", type=count(1),
                         help="rows: each dataset shuffled, then jittered copies of it as far "
                              "as needed (benchmarks.scaling's rows; default as bundled)")
     parser.add_argument("--rounds", type=count(1), default=20, help="boosting rounds (20)")
-    parser.add_argument("--threads", type=_counts("threads", 1), default=[1, 2], help="thread counts, comma-separated, the first the "
+    parser.add_argument("--threads", type=counts_type("threads", 1), default=[1, 2], help="thread counts, comma-separated, the first the "
                                              "reference (default 1,2)")
     parser.add_argument("--repeats", type=count(1), default=2,
                         help="timed fits per cell, the least kept (2)")

@@ -6,9 +6,10 @@
   NaN, zero hessians, min_child_weight, alpha, gamma, sparse input.  The draws are
   test_newton's: dyadic gradients and hessians, so that both sides' sums are exact
   and the same float operations give the same scores, hence the same trees.
-- Newton's own score registered under another name (its weight left to the
-  default) grows bit-identical trees to the built-in criterion, alone and in
-  ``train``.
+- Newton's score with lambda + 1 registered as a user's criterion
+  (tests/user_criterion.py) grows the built-in trees of lambda + 1, array for
+  array, alone and in ``train``; a criterion registered without a weight gets
+  Newton's.
 - Registration refuses, with a clear error, what the kernel could not run.
 """
 
@@ -30,9 +31,9 @@ from apsplit.kernels.newton_split import newton_score, newton_weight
 from apsplit.newton import NewtonData, NewtonParams, NewtonTree, grow_newton_tree
 from strategies import scaled
 from test_newton import all_features, all_rows, as_input, assert_same_tree, params, problems
+import user_criterion
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-COPY = "test_registry_newton_copy"
 
 
 def readme_criterion_code():
@@ -50,13 +51,6 @@ def readme():
     namespace = {"X": X, "y": y.astype(float)}
     exec(compile(readme_criterion_code(), "README.md", "exec"), namespace)
     return namespace
-
-
-@pytest.fixture(scope="module")
-def newton_copy():
-    if COPY not in apsplit.available_criteria():
-        apsplit.register_criterion(COPY, newton_score)
-    return COPY
 
 
 @pytest.fixture
@@ -109,36 +103,41 @@ def test_user_criterion_tree_equals_the_brute_force_tree(readme, problem, p):
     assert_same_tree(tree, 0, ref, X, p)
 
 
-# ------------------------------------------------------ Newton's score under another name
+# ------------------------------------------------------ Newton's score with lambda + 1
+
+def plus_one(p):
+    return NewtonParams(**{**vars(p), "reg_lambda": p.reg_lambda + 1.0})
+
 
 @settings(max_examples=scaled(0.3))
 @given(problems(max_rows=30, max_features=4), params())
-def test_newton_registered_again_grows_the_built_in_tree(newton_copy, problem, p):
+def test_a_users_newton_with_lambda_plus_one_grows_the_built_in_tree_of_it(problem, p):
     X, g, h, rows, features, fmt = problem
     data = NewtonData(as_input(X, fmt))
-    built_in = grow_newton_tree(data, g, h, p, rows=rows, features=features)
-    copy = grow_newton_tree(data, g, h, p, rows=rows, features=features, criterion=newton_copy)
-    assert_same_arrays(copy, built_in)
+    built_in = grow_newton_tree(data, g, h, plus_one(p), rows=rows, features=features)
+    mine = grow_newton_tree(data, g, h, p, rows=rows, features=features,
+                            criterion=user_criterion.registered())
+    assert_same_arrays(mine, built_in)
 
 
-def test_newton_registered_again_trains_the_built_in_model(newton_copy):
+def test_a_users_newton_with_lambda_plus_one_trains_the_built_in_model():
     X, y, _ = load_bundled("satimage")
     X, y = X[:1500], (y[:1500] == 2).astype(float)
     X = X.copy()
     X[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan
     dtrain = DMatrix(X, label=y)
     params = {"objective": "binary:logistic", "max_depth": 4, "alpha": 0.5,
-              "max_delta_step": 0.7}
-    ref = train(params, dtrain, 10)
-    mine = train({**params, "criterion": newton_copy}, dtrain, 10)
+              "max_delta_step": 0.7, "lambda": 0.5}
+    ref = train({**params, "lambda": 1.5}, dtrain, 10)
+    mine = train({**params, "criterion": user_criterion.registered()}, dtrain, 10)
     for a, b in zip(mine.trees, ref.trees):
         assert_same_arrays(a, b)
     np.testing.assert_array_equal(mine.predict(dtrain, output_margin=True),
                                   ref.predict(dtrain, output_margin=True))
 
 
-def test_the_default_weight_is_newtons(newton_copy):
-    assert criteria.get_criterion(newton_copy).weight is newton_weight
+def test_the_default_weight_is_newtons(name):
+    assert apsplit.register_criterion(name, newton_score).weight is newton_weight
 
 
 # ------------------------------------------------------------------------ the registry
@@ -279,13 +278,14 @@ def test_the_benchmark_measures_the_readmes_criterion(readme, capsys):
     assert "log loss @3" in out and "newton, alpha 10" in out and "significant (Z 1)" in out
 
 
-def test_the_scikit_learn_estimators_take_a_criterion(newton_copy):
+def test_the_scikit_learn_estimators_take_a_criterion():
     from apsplit.adapters.sklearn import APGradientBoostingClassifier
 
     X, y, _ = load_bundled("satimage")
     X, y = X[:600], (y[:600] == 1)
-    ref = APGradientBoostingClassifier(n_estimators=5, max_depth=3).fit(X, y)
-    mine = APGradientBoostingClassifier(n_estimators=5, max_depth=3, criterion=newton_copy).fit(X, y)
+    ref = APGradientBoostingClassifier(n_estimators=5, max_depth=3, reg_lambda=2.0).fit(X, y)
+    mine = APGradientBoostingClassifier(n_estimators=5, max_depth=3,
+                                        criterion=user_criterion.registered()).fit(X, y)
     np.testing.assert_array_equal(mine.predict_proba(X), ref.predict_proba(X))
     with pytest.raises(ValueError, match="unknown criterion 'nope'"):
         APGradientBoostingClassifier(n_estimators=1, criterion="nope").fit(X, y)

@@ -660,40 +660,6 @@ def test_bad_types_and_predict_input():
         tree.apply(data)
 
 
-# ------------------------------------------------------- the criterion as a parameter
-
-def test_a_criterion_specialised_like_a_users_grows_its_own_optimum():
-    """``newton_grow.specialise`` binds any jitted score: the Newton score again grows the
-    built-in tree; a criterion with lambda doubled grows the built-in tree of 2 lambda."""
-    from numba import njit
-
-    from apsplit.kernels import newton_grow
-    from apsplit.kernels.newton_split import soft_threshold
-
-    @njit
-    def double_lambda(G, H, params):
-        if H <= 0.0:
-            return 0.0
-        t = soft_threshold(G, params.reg_alpha)
-        return t * t / (H + 2.0 * params.reg_lambda)
-
-    @njit
-    def double_lambda_weight(G, H, params):
-        return -soft_threshold(G, params.reg_alpha) / (H + 2.0 * params.reg_lambda) if H > 0 else 0.0
-
-    grower = newton_grow.specialise(double_lambda, double_lambda_weight, "test_double_lambda")
-    X, y = _synthetic(9, n=300, missing=0.1)
-    g, h = logistic(y)(np.zeros(y.size))
-    p = NewtonParams(max_depth=4, reg_lambda=0.7, reg_alpha=0.2)
-    data = NewtonData(X)
-    gh = np.column_stack([g, h])
-    mine = grower(data.columns(), gh, np.arange(y.size), np.arange(X.shape[1]),
-                  p.kernel_params(y.size), newton_grow.NO_DRAW)
-    ref = grow_newton_tree(data, g, h, NewtonParams(**{**vars(p), "reg_lambda": 1.4}))
-    for name in NewtonTree._ARRAYS:
-        np.testing.assert_array_equal(getattr(mine, name), getattr(ref, name), err_msg=name)
-
-
 def test_pickle_round_trip():
     import pickle
 

@@ -20,8 +20,8 @@ from apsplit import criteria, newton
 from apsplit.adapters import DMatrix, train
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_forest, grow_newton_tree
 from strategies import scaled
-from test_criteria_registry import newton_copy  # noqa: F401 (a fixture: compiled once a run)
 from test_newton import _GRAD, _HESS, as_input, params, problems
+import user_criterion
 
 
 def assert_same_trees(forest, trees):
@@ -89,15 +89,20 @@ def test_categorical_forest_equals_separate_trees(bynode):
                                              colsample_bynode=bynode))
 
 
-def test_a_registered_criterion_grows_its_forest(newton_copy):  # noqa: F811
+def test_a_registered_criterion_grows_its_forest():
+    """A user's criterion (Newton's with lambda + 1) grows its trees in a forest, and
+    they are the built-in forest of lambda + 1."""
+    name = user_criterion.registered()
     rng = np.random.default_rng(5)
     X = rng.normal(size=(200, 4))
     X[rng.random(X.shape) < 0.1] = np.nan
     grad, hess = rng.normal(size=(200, 3)), rng.uniform(0.1, 1, size=(200, 3))
     nd, p = NewtonData(X), NewtonParams(max_depth=3, reg_alpha=0.2)
-    forest = grow_newton_forest(nd, grad, hess, p, criterion=newton_copy)
-    assert_same_trees(forest, separate_trees(nd, grad, hess, p, [0] * 3, criterion=newton_copy))
-    assert_same_trees(forest, grow_newton_forest(nd, grad, hess, p))
+    forest = grow_newton_forest(nd, grad, hess, p, criterion=name)
+    assert_same_trees(forest, separate_trees(nd, grad, hess, p, [0] * 3, criterion=name))
+    assert_same_trees(forest, grow_newton_forest(nd, grad, hess,
+                                                 NewtonParams(max_depth=3, reg_alpha=0.2,
+                                                              reg_lambda=2.0)))
 
 
 def _per_tree_rounds(data, grad, hess, params, rows=None, features=None, criterion="newton",

@@ -171,7 +171,7 @@ def test_the_parallel_loops_are_parallel():
     params = NewtonParams().kernel_params(n, 2)
     allowed = np.ones((2, m), np.bool_)
     bins = newton_hist.accumulate(cols, gh, position, np.arange(n), np.array([2, 3]), m, 2)
-    bound = newton_grow.grow_newton.py_func.__globals__["grow"].py_func.__globals__
+    bound = newton_grow.grow_newton.py_func.__globals__
     assert _has_parallel_loop(newton_hist.accumulate, cols, gh, position, np.arange(n),
                               np.array([2, 3]), m, 2)
     assert _has_parallel_loop(bound["scan_batch"], cols, Rows(gh, position), np.array([0, 1]),

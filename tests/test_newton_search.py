@@ -29,6 +29,7 @@ from apsplit.kernels.newton_grow import level_stats
 from apsplit.kernels.newton_split import Rows, newton_score
 from apsplit.newton import WEIGHT_ORDERS, NewtonData, NewtonParams, NewtonTree, grow_newton_tree
 from strategies import scaled
+import user_criterion
 
 SMALL_PREFIXES = {"quick": (0.3,), "adaptive": (0.25, 0.5, 0.75, 0.9)}
 _ARRAYS = [a for a in NewtonTree._ARRAYS]
@@ -248,25 +249,6 @@ def test_multi_output_colsample_rows_features(higgs):
 
 
 @njit
-def _bounded_score(G, H, params):
-    if H <= 0.0:
-        return 0.0
-    return G * G / (H + params.reg_lambda + 1.0)
-
-
-@njit
-def _bounded_bounds(G_lo, G_hi, H_lo, H_hi, params):
-    """The score is convex: its largest value at a corner, its least at (G nearest 0, H_hi)."""
-    hi = max(max(_bounded_score(G_lo, H_lo, params), _bounded_score(G_hi, H_lo, params)),
-             max(_bounded_score(G_lo, max(H_hi, 0.0), params),
-                 _bounded_score(G_hi, max(H_hi, 0.0), params)))
-    if H_lo <= 0.0:
-        hi = max(hi, G_lo * G_lo / (params.reg_lambda + 1.0), G_hi * G_hi / (params.reg_lambda + 1.0))
-    G0 = min(max(0.0, G_lo), G_hi)
-    return _bounded_score(G0, H_hi, params) if H_hi > 0.0 else 0.0, hi
-
-
-@njit
 def _unbounded_score(G, H, params):
     return G * G / (H + 2.0) if H > 0.0 else 0.0
 
@@ -276,25 +258,20 @@ def _wrong_bounds(G_lo, G_hi, H_lo, H_hi, params):
     return 0.0, 1e-9
 
 
-def bounded_criterion():
-    """The name of the test's bounded criterion, registered once per process, so that its
-    growers compile once for every test that uses it (here and in test_newton_stops)."""
-    if "bounded_test" not in apsplit.available_criteria():
-        apsplit.register_criterion("bounded_test", _bounded_score, bounds=_bounded_bounds)
-    return "bounded_test"
-
-
 def test_user_criterion_with_bounds():
-    bounded_criterion()
+    """A user's criterion with bounds (Newton's with lambda + 1, tests/user_criterion.py):
+    quick and adaptive grow the exhaustive tree, which is the built-in tree of lambda + 1."""
+    name = user_criterion.registered()
     rng = np.random.default_rng(1)
     X = rng.integers(0, 6, size=(300, 3)).astype(float)
     g = rng.normal(size=300) + X[:, 1]
     h = np.ones(300)
     data = NewtonData(X)
-    params = NewtonParams(max_depth=3)
-    ex = grow_newton_tree(data, g, h, params, criterion="bounded_test")
-    tree = grow_newton_tree(data, g, h, params, criterion="bounded_test", method="adaptive")
-    _same_tree(ex, tree)
+    ex = grow_newton_tree(data, g, h, NewtonParams(max_depth=3), criterion=name)
+    _same_tree(ex, grow_newton_tree(data, g, h, NewtonParams(max_depth=3, reg_lambda=2.0)))
+    for method in ("quick", "adaptive"):
+        _same_tree(ex, grow_newton_tree(data, g, h, NewtonParams(max_depth=3), criterion=name,
+                                        method=method))
 
 
 def test_exhaustive_counts_rows_times_features():
@@ -327,7 +304,7 @@ def test_refusals():
     mixed = NewtonData(np.column_stack([np.arange(6.0), np.arange(6) % 3]), categorical=[1])
     with pytest.raises(ValueError, match="cannot split the categorical features"):
         grow_newton_tree(mixed, g, h, NewtonParams(), method="quick",
-                         criterion=bounded_criterion())
+                         criterion=user_criterion.registered())
 
 
 # categorical features: up to 12 categories (codes 0..11, or a few codes far apart), NaN

@@ -16,7 +16,8 @@ from apsplit import lower_bounds
 from apsplit.kernels import newton_search as ns
 from apsplit.newton import WEIGHT_ORDERS, NewtonData, NewtonParams, grow_newton_tree
 from strategies import scaled
-from test_newton_search import _root_bounds, bounded_criterion, problems
+from test_newton_search import _root_bounds, problems
+import user_criterion
 
 # prefixes of a weight-order finder, as shares of a node's key total: one for quick, an
 # increasing run for adaptive (any choice; the bound holds for every one)
@@ -126,7 +127,7 @@ def test_real_node_between_n_and_adaptive():
 def test_user_criterion_with_bounds():
     """A registered criterion's bound (its own score and gain bounds) is at most adaptive's
     and quick's count with that criterion, and at least n."""
-    name = bounded_criterion()
+    name = user_criterion.registered()
     rng = np.random.default_rng(1)
     X = rng.integers(0, 6, size=(300, 3)).astype(float)
     g, h = rng.normal(size=300) + X[:, 1], rng.uniform(0.5, 1.0, 300)

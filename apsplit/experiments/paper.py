@@ -461,7 +461,8 @@ def plot(result, path):
 
 
 # -- command line -----------------------------------------------------------------------
-def _list_type(what, choices=None, check=None):
+def list_type(what, choices=None, check=None):
+    """argparse type: a comma-separated list, checked by ``parse_list``."""
     def parse(text):
         try:
             return parse_list(text, what, choices, check)
@@ -536,15 +537,15 @@ def add_arguments(parser, *, data, rounds_default, quick_rounds, json_default, p
     parser.add_argument("--depth", type=count(1), default=3, help="tree depth (default 3)")
     parser.add_argument("--rounds", type=count(1),
                         help=f"boosting rounds (default {rounds_default}; {quick_rounds} with --quick)")
-    parser.add_argument("--clients", type=_list_type("clients", check=parse_client),
+    parser.add_argument("--clients", type=list_type("clients", check=parse_client),
                         default=clients_default.split(","),
                         help=f"comma-separated clients (default {clients_default}): {CLIENT_FORMS}; "
                              "e.g. adaboost,lazy0.5,lazy0.9,trim0.9,trim0.99")
-    parser.add_argument("--methods", type=_list_type("methods", available_finders()),
+    parser.add_argument("--methods", type=list_type("methods", available_finders()),
                         default=list(METHODS),
                         help=f"comma-separated finders (default {','.join(METHODS)}; any of "
                              f"{','.join(available_finders())})")
-    parser.add_argument("--lower-bounds", type=_list_type("lower bounds", LOWER_BOUNDS),
+    parser.add_argument("--lower-bounds", type=list_type("lower bounds", LOWER_BOUNDS),
                         default=["weight_order"],
                         help="weight_order (required) and optionally exact (integer programs: slow, "
                              "for small data): default weight_order")

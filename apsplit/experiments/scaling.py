@@ -75,7 +75,7 @@ from ..adapters.sklearn import APBoostClassifier
 from ..dataset import Dataset
 from ..finders import available_finders
 from .loaders import BUNDLED, FORMATS, load_bundled, load_file
-from .paper import _list_type, parse_list
+from .paper import list_type, parse_list
 from .report import (add_output_arguments, count, panel_grid, publish, require_plotting,
                      text_table)
 from .stock import WARMUP_ROUNDS, _adaboost, _optional
@@ -480,7 +480,7 @@ def plot(result, path):
 
 
 # -- command line -----------------------------------------------------------------------
-def _counts(what, minimum):
+def counts_type(what, minimum):
     """argparse type: comma-separated integers >= ``minimum``."""
     def parse(text):
         try:
@@ -503,7 +503,7 @@ def _seconds(text):
 def add_arguments(parser, json_default="results/scaling.json", plot_default="results/scaling.png"):
     """The benchmark's options (``python -m benchmarks.scaling``)."""
     join = lambda items: ",".join(map(str, items))  # noqa: E731
-    parser.add_argument("--datasets", type=_list_type("datasets", list(BUNDLED)),
+    parser.add_argument("--datasets", type=list_type("datasets", list(BUNDLED)),
                         default=list(DEFAULTS["datasets"]),
                         help=f"comma-separated bundled sets from {', '.join(BUNDLED)}, replicated "
                              f"with jitter beyond their rows (default {join(DEFAULTS['datasets'])})")
@@ -513,14 +513,14 @@ def add_arguments(parser, json_default="results/scaling.json", plot_default="res
                         help="a dataset file to add (repeatable), read with its --format")
     parser.add_argument("--format", action="append", default=[], choices=FORMATS,
                         help="the format of each --data file, in order")
-    parser.add_argument("--sizes", type=_counts("sizes", 2), default=None,
+    parser.add_argument("--sizes", type=counts_type("sizes", 2), default=None,
                         help=f"comma-separated row counts (default {join(DEFAULTS['sizes'])}; "
                              f"{join(QUICK['sizes'])} with --quick)")
-    parser.add_argument("--layouts", type=_list_type("layouts", LAYOUTS),
+    parser.add_argument("--layouts", type=list_type("layouts", LAYOUTS),
                         default=list(DEFAULTS["layouts"]),
                         help="dense (float64 array) and/or sparse (scipy CSR of the same rows); "
                              "default dense")
-    parser.add_argument("--methods", type=_list_type("methods", available_finders()),
+    parser.add_argument("--methods", type=list_type("methods", available_finders()),
                         default=list(DEFAULTS["methods"]),
                         help=f"apsplit finders (default {join(DEFAULTS['methods'])})")
     parser.add_argument("--trees", type=count(1), default=None,
@@ -529,7 +529,7 @@ def add_arguments(parser, json_default="results/scaling.json", plot_default="res
     parser.add_argument("--repeats", type=count(1), default=None,
                         help=f"timed fits per model and size, the least is kept (default "
                              f"{DEFAULTS['repeats']}; {QUICK['repeats']} with --quick)")
-    parser.add_argument("--threads", type=_counts("threads", 1),
+    parser.add_argument("--threads", type=counts_type("threads", 1),
                         default=list(DEFAULTS["threads"]),
                         help=f"thread counts, 1 among them (default {join(DEFAULTS['threads'])}: "
                              "one and every core)")

@@ -175,7 +175,7 @@ def build_dense(coarse, feats, index_order, w, y, hist, n_threads):
     F = feats.shape[0]
     lanes = lane_count(n_threads, F, n * F)
     if lanes == 1:
-        _build_features(coarse, feats, 0, F, index_order, w_node, y_node, hist)
+        _build_features(coarse, feats, np.int64(0), F, index_order, w_node, y_node, hist)
     else:
         for lane in prange(lanes):
             # prange's index is unsigned: cast, or the callee compiles twice

@@ -2,7 +2,7 @@
 
 A multi-class round grows one tree per class on the same rows and candidate features,
 each from its own (g, h).  ``grow_round`` grows them with the criterion's tree grower
-(``newton_grow._grow_tree``: depthwise growth, gamma pruning, compaction), one after
+(``newton_grow._grow``: depthwise growth, gamma pruning, compaction), one after
 the other, inside one numba call: tree t is exactly the tree that grower returns for
 ``gh[t]`` and the draw seeded ``seeds[t]``, since it is that grower's own call.  What the
 one call saves is Python's work per tree (argument checks, copies of the gradient
@@ -14,7 +14,6 @@ tree's nodes, the row's K slots read together) was measured and dropped; see
 docs/gradient-boosting.md ("Where the time goes").
 """
 
-from numba import njit
 
 from . import newton_grow
 from .newton_grow import ColumnDraw, bind_globals, split_source_tag

@@ -87,9 +87,9 @@ def split_source_tag(*files):
 
 _SPLIT_SOURCE_TAG = split_source_tag()
 
-# The criterion of ``_grow`` and the level grower of ``_grow_tree``: free names of the
-# templates, bound per criterion by ``specialise`` (placeholders here).
-score = weight = grow = scan_batch = scan_lane = scan_bins_batch = scan_bins_lane = None
+# The criterion of ``_grow`` and its scanners: free names of the templates, bound per
+# criterion by ``specialise`` (placeholders here).
+score = weight = scan_batch = scan_lane = scan_bins_batch = scan_bins_lane = None
 
 
 class Tree(NamedTuple):
@@ -264,7 +264,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
     """Grow one tree on the rows ``root_rows`` (sorted) and the candidate ``features``
     (sorted): ``cols`` a ``newton_split.Columns``, ``gh`` the (n, 2) array of every
     row's (g, h), ``params`` a ``newton_split.Params``, ``draw`` a ``ColumnDraw``.
-    Returns (Tree of ``params.capacity`` nodes, number of nodes).
+    Returns the finished ``Tree``: gamma-pruned (``prune``) and compacted (``compact``).
 
     The criterion's jitted functions ``score(G, H, params)`` and ``weight(G, H,
     params)`` are free names here, bound as compile-time constants by ``specialise``.
@@ -326,22 +326,23 @@ def _grow(cols, gh, root_rows, features, params, draw):
                     node_allowed[position_in_level[f], s] = True
         for s in range(m):
             tree.node_features[slot_node[s]] = per_node
+        # every feature into a best of its own, merged in feature order (newton_parallel):
+        # the level's histogram features and column features (the others: categorical)
         in_histograms = np.zeros(scanned.shape[0], np.bool_)
-        for j in range(scanned.shape[0]):
-            in_histograms[j] = hist_index[scanned[j]] >= 0 and (not by_node
-                                                                or node_allowed[j].any())
-        # every feature into a best of its own, merged in feature order (newton_parallel)
         is_column = np.zeros(scanned.shape[0], np.bool_)
         for j in range(scanned.shape[0]):
-            is_column[j] = hist_index[scanned[j]] < 0 and not cols.categorical[scanned[j]] \
-                and (not by_node or node_allowed[j].any())
+            if by_node and not node_allowed[j].any():  # no node of the level drew it
+                continue
+            f = scanned[j]
+            in_histograms[j] = hist_index[f] >= 0
+            is_column[j] = hist_index[f] < 0 and not cols.categorical[f]
         one = make_best(m)  # a categorical feature's best
         one_sets = new_category_sets(level.n_rows, n_categories)
         batch = new_batch(0, m)  # the bests of the column features before batch_stop
         batch_stop = 0
         row = 0  # the batch's row of the next column feature
         # no histogram summed yet (an empty LevelBins: numba needs the variable typed here)
-        level_bins = accumulate(cols, gh, position, active, scanned[:0], m, 1)
+        level_bins = accumulate(cols, gh, position, active, scanned[:0], m, np.int64(1))
         end = 0  # the histograms of scanned[:end] have been summed and scanned
         hist_batch = new_batch(0, m)  # their features' bests, in order
         hist_row = 0
@@ -457,7 +458,8 @@ def _grow(cols, gh, root_rows, features, params, draw):
     for p in range(active.shape[0]):
         r = active[p]
         tree.row_leaf[r] = slot_node[position[r]]
-    return tree, n_nodes
+    prune(tree, n_nodes, params.gamma)
+    return compact(tree, n_nodes)
 
 
 @njit(cache=True)
@@ -534,15 +536,8 @@ def compact(tree, n_nodes):
     return out
 
 
-def _grow_tree(cols, gh, root_rows, features, params, draw):
-    """``_grow``, then gamma pruning and compaction: the finished ``Tree``."""
-    tree, n_nodes = grow(cols, gh, root_rows, features, params, draw)
-    prune(tree, n_nodes, params.gamma)
-    return compact(tree, n_nodes)
-
-
 def specialise(score, weight, name, cache=False):
-    """The tree grower of the criterion (``score``, ``weight``): ``_grow_tree`` compiled with
+    """The tree grower of the criterion (``score``, ``weight``): ``_grow`` compiled with
     the two jitted functions bound as globals, under the name ``grow_<name>``.
 
     Written once, compiled per criterion (scikit-learn's fused types, by hand): the
@@ -567,8 +562,7 @@ def specialise(score, weight, name, cache=False):
                                            names)
     names["scan_bins_batch"] = bind_globals(_scan_bins_batch, f"scan_bins_batch_{name}", cache,
                                             names, parallel=True)
-    names["grow"] = bind_globals(_grow, f"grow_{name}_levels", cache, names)
-    return bind_globals(_grow_tree, f"grow_{name}", cache, names)
+    return bind_globals(_grow, f"grow_{name}", cache, names)
 
 
 def bind_globals(template, qualname, cache, names, parallel=False):
@@ -583,6 +577,6 @@ def bind_globals(template, qualname, cache, names, parallel=False):
 
 
 grow_newton = specialise(newton_score, newton_weight, "newton", cache=True)
-grow_newton.__doc__ = """XGBoost's Newton tree: ``_grow_tree`` with ``newton_score`` and ``newton_weight``.
+grow_newton.__doc__ = """XGBoost's Newton tree: ``_grow`` with ``newton_score`` and ``newton_weight``.
 
 (cols, gh, root_rows, features, params, draw) -> Tree; see ``_grow``."""

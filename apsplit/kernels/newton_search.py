@@ -72,7 +72,6 @@ min_child_weight) costs none.
 
 import hashlib
 from pathlib import Path
-from types import FunctionType
 from typing import NamedTuple
 
 import numpy as np
@@ -81,7 +80,8 @@ from numba import njit
 from . import newton_bounds, newton_categorical, newton_grow, newton_split
 from .newton_bounds import Box, Parent, Unseen, parent_slack, unseen_region
 from .newton_categorical import in_set, max_categories, new_category_sets, scan_categorical
-from .newton_grow import _new_tree, compact, draw_features, level_stats, prune, record_split
+from .newton_grow import (_new_tree, bind_globals, compact, draw_features, level_stats, prune,
+                          record_split)
 from .newton_split import KRT_EPS, Rows, make_best, make_running, scan_feature
 
 LEAF = -1
@@ -93,7 +93,7 @@ _SOURCE_TAG = hashlib.sha1(b"".join(Path(m.__file__).read_bytes() for m in (
 
 # free names of the templates, bound per criterion by ``specialise`` (placeholders here;
 # ``categorical_upper``, the same for every criterion, is compiled at the end)
-score = weight = gain_upper = gain_lower = feature_bounds = search_level = grow = None
+score = weight = gain_upper = gain_lower = feature_bounds = search_level = None
 
 
 class Search(NamedTuple):
@@ -404,7 +404,7 @@ def _grow(cols, gh, root_rows, features, params, draw, search):
     """Grow one tree as ``newton_grow._grow`` does, each level's features searched by
     ``search_level`` (the bound ``_search_level``); rows move to their children by
     their value ranks (``search.codes``; a categorical split's set holds the values of
-    the ranks sent right).  Returns (Tree, number of nodes).
+    the ranks sent right).  Returns the finished Tree, gamma-pruned and compacted.
 
     Free names bound by ``specialise``: ``score``, ``weight``, ``search_level``."""
     n_rows = gh.shape[0]
@@ -503,30 +503,14 @@ def _grow(cols, gh, root_rows, features, params, draw, search):
     for p in range(active.shape[0]):
         r = active[p]
         tree.row_leaf[r] = slot_node[position[r]]
-    return tree, n_nodes
-
-
-def _grow_tree(cols, gh, root_rows, features, params, draw, search):
-    """``_grow``, then gamma pruning and compaction: the finished ``Tree``."""
-    tree, n_nodes = grow(cols, gh, root_rows, features, params, draw, search)
     prune(tree, n_nodes, params.gamma)
     return compact(tree, n_nodes)
-
-
-def _bind(template, qualname, cache, names):
-    env = dict(template.__globals__)
-    env.update(names)
-    fn = FunctionType(template.__code__, env, qualname, template.__defaults__,
-                      template.__closure__)
-    fn.__qualname__ = qualname
-    fn.__doc__ = template.__doc__
-    return njit(cache=cache)(fn)
 
 
 def bind_feature_bounds(gain_upper, gain_lower, name, cache=False):
     """``_feature_bounds`` compiled with a criterion's gain bounds bound as globals:
     (code, prefix, gh, unseen, parent, forward, cap, params) -> (UB, LB)."""
-    return _bind(_feature_bounds, f"bounds_{name}", cache,
+    return bind_globals(_feature_bounds, f"bounds_{name}", cache,
                  {"gain_upper": gain_upper, "gain_lower": gain_lower})
 
 
@@ -538,20 +522,19 @@ def specialise(score, weight, gain_upper, gain_lower, name, cache=False):
         name = f"{name}_{_SOURCE_TAG}"
     names = dict(score=score, weight=weight,
                  feature_bounds=bind_feature_bounds(gain_upper, gain_lower, name, cache))
-    names["search_level"] = _bind(_search_level, f"search_{name}", cache, names)
-    names["grow"] = _bind(_grow, f"grow_batched_{name}_levels", cache, names)
-    return _bind(_grow_tree, f"grow_batched_{name}", cache, names)
+    names["search_level"] = bind_globals(_search_level, f"search_{name}", cache, names)
+    return bind_globals(_grow, f"grow_batched_{name}", cache, names)
 
 
 def user_gain_bounds(score_bounds, name):
     """(gain_upper, gain_lower) of a user's criterion from its jitted ``score_bounds``."""
-    return tuple(_bind(fn, f"{fn.__name__}_{name}", False, {"score_bounds": score_bounds})
+    return tuple(bind_globals(fn, f"{fn.__name__}_{name}", False, {"score_bounds": score_bounds})
                  for fn in (newton_bounds.user_gain_upper, newton_bounds.user_gain_lower))
 
 
 # under a name carrying the kernels' hash, as ``specialise``'s: a cached copy of the bounds
 # it calls is never stale
-categorical_upper = _bind(_categorical_upper, f"categorical_upper_{_SOURCE_TAG}", True, {})
+categorical_upper = bind_globals(_categorical_upper, f"categorical_upper_{_SOURCE_TAG}", True, {})
 
 grow_batched_newton = specialise(newton_split.newton_score, newton_split.newton_weight,
                                  newton_bounds.newton_gain_upper,

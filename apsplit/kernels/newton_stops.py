@@ -66,8 +66,8 @@ from numba import njit
 
 from . import newton_bounds, newton_grow, newton_search, newton_split
 from .newton_bounds import Parent, parent_slack, unseen_region
-from .newton_grow import level_stats
-from .newton_search import Prefix, _bind, _upper_both, bind_feature_bounds, make_slots
+from .newton_grow import bind_globals, level_stats
+from .newton_search import Prefix, _upper_both, bind_feature_bounds, make_slots
 from .newton_split import Rows, make_best, make_running, scan_feature
 
 _SOURCE_TAG = hashlib.sha1(b"".join(Path(m.__file__).read_bytes() for m in (
@@ -201,7 +201,7 @@ def specialise(score, gain_upper, gain_lower, name, cache=False):
     name = f"stops_{name}_{_SOURCE_TAG}" if cache else f"stops_{name}"
     names = dict(score=score, gain_upper=gain_upper,
                  feature_bounds=bind_feature_bounds(gain_upper, gain_lower, name, cache))
-    return _bind(_node_stops, f"node_{name}", cache, names)
+    return bind_globals(_node_stops, f"node_{name}", cache, names)
 
 
 node_stops_newton = specialise(newton_split.newton_score, newton_bounds.newton_gain_upper,

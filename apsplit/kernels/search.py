@@ -60,6 +60,9 @@ LIST_MIN_BINS = 64  # batched searches list the seen values of features with mor
                     # until half of the bins are seen (see ``merge_listed``)
 
 EXHAUSTIVE, QUICK, ADAPTIVE, ADAPTIVE_PAPER = 0, 1, 2, 3
+# A constant int passed to a compiled function is typed as a literal, and the function is
+# compiled once more for it: calls pass np.int64(constant), or ZERO, instead.
+ZERO = np.int64(0)
 METHODS = {"exhaustive": EXHAUSTIVE, "quick": QUICK, "adaptive": ADAPTIVE,
            "adaptive_paper": ADAPTIVE_PAPER}
 
@@ -166,13 +169,13 @@ def advance(node, state, scratch, f, hi):
     if state.final[f]:
         return
     if hi >= node.task.order.shape[0]:
-        finalize(node, state, scratch, f, 0)
+        finalize(node, state, scratch, f, ZERO)
         return
     m = state.seen
     n_new = 0
     if hi > m[f]:
-        n_new = assess(column(node, state, f), stream(node, state), m[f], hi, 0, scratch.new_bins,
-                       -1, scratch.left)
+        n_new = assess(column(node, state, f), stream(node, state), m[f], hi, ZERO,
+                       scratch.new_bins, np.int64(-1), scratch.left)
         m[f] = hi
     rebound(node, state, scratch, f, n_new)
 
@@ -511,7 +514,7 @@ def adaptive(node, state, scratch, min_step, min_step_examples, first_column):
             best = min(best, lb[f])
             continue
         if n_cand > 0:
-            crawl(node, state, scratch, f, best + 2.0 * tie, 0.0, 0)
+            crawl(node, state, scratch, f, best + 2.0 * tie, 0.0, ZERO)
         else:
             g = hp.top_other(by_lb, f)
             crawl(node, state, scratch, f, lb[g] if g >= 0 else math.inf,
@@ -575,7 +578,7 @@ def adaptive_paper(node, state, scratch):
             if gap > 0 and m[b] < n:
                 advance(node, state, scratch, b, prefix_end(cumw, m[b], gap))
         else:
-            crawl(node, state, scratch, b, ub[a] + 2.0 * tie, 0.0, 0)
+            crawl(node, state, scratch, b, ub[a] + 2.0 * tie, 0.0, ZERO)
         for g in (a, b):
             hp.update(by_ub, g, ub[g])
             hp.update(by_lb, g, lb[g])
@@ -664,7 +667,7 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready):
     n = index_order.shape[0]
     F = feats.shape[0]
     if not hist_ready and not cs.pays(coarse, data.bin_offsets, feats, n):
-        return run(EXHAUSTIVE, params, data, work, task)
+        return run(np.int64(EXHAUSTIVE), params, data, work, task)
     if not hist_ready:
         if is_sparse:
             cs.build_sparse(coarse, feats, candidate_slots(feats, coarse.offsets.shape[0] - 1),
@@ -684,7 +687,8 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready):
     for j in range(keep.shape[0]):
         any_categorical = any_categorical or categorical[feats[keep[j]]] != 0
     if is_sparse or any_categorical:
-        found = run(EXHAUSTIVE, params, data, work, _task_with(task, feats[keep], task.bounds))
+        found = run(np.int64(EXHAUSTIVE), params, data, work,
+                    _task_with(task, feats[keep], task.bounds))
         best = keep[found.position] if found.position >= 0 else found.position
         return Found(best, found.left_rank, found.right_rank, found.score, n * F, found.children,
                      found.node_weight, found.left_codes, F + found.scans)
