@@ -368,17 +368,17 @@ def scan_feature(cols, rows, f, level, run, best, params, score, allowed):
     """
     m = level.grad.shape[0]
     run.visit[:] = allowed
-    for direction in range(2):  # one written pass, inlined once (half the compile time)
-        forward = direction == 0
-        if forward and not cols.forward[f]:
-            continue
+    if cols.forward[f]:
         _reset(run)
-        _pass(cols, rows, f, forward, level, run, best, params, score)
+        _pass(cols, rows, f, True, level, run, best, params, score)
         for s in range(m):
-            # the closing candidate: the rows seen on one side, the rest (missing) on the other
-            if run.n_rows[s] > 0 and run.n_rows[s] < level.n_rows[s]:
+            run.visit[s] = allowed[s] and run.n_rows[s] < level.n_rows[s]
+            if run.n_rows[s] > 0 and run.visit[s]:
                 gain = split_gain(level, s, run.grad[s], run.hess[s], run.n_pos[s], params, score)
-                _record(best, level, s, gain, f, not forward,
-                        run.last[s] if forward else -np.inf, np.inf if forward else run.last[s])
-            if forward:  # the backward pass visits the nodes with a missing row only
-                run.visit[s] = allowed[s] and run.n_rows[s] < level.n_rows[s]
+                _record(best, level, s, gain, f, False, run.last[s], np.inf)
+    _reset(run)
+    _pass(cols, rows, f, False, level, run, best, params, score)
+    for s in range(m):
+        if run.n_rows[s] > 0 and run.n_rows[s] < level.n_rows[s]:
+            gain = split_gain(level, s, run.grad[s], run.hess[s], run.n_pos[s], params, score)
+            _record(best, level, s, gain, f, True, -np.inf, run.last[s])

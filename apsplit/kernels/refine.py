@@ -48,7 +48,7 @@ def refined_best(data, work, task, coarse, refine, node_counts, k, totals, out_l
     off = bin_offsets[k]
     n_bins = bin_offsets[k + 1] - off
     counting = min_leaf > 1
-    canonical_pass(data, work, task, k, np.int64(0), work.present)  # not listed: no new-bin list
+    canonical_pass(data, work, task, k, 0, work.present)  # not listed: no new-bin list
     hist_f = hist[off:off + n_bins]
     counts_f = counts[off:off + n_bins]
     of_rank = coarse.of_rank[off:off + n_bins]

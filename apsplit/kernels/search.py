@@ -61,7 +61,8 @@ LIST_MIN_BINS = 64  # batched searches list the seen values of features with mor
 
 EXHAUSTIVE, QUICK, ADAPTIVE, ADAPTIVE_PAPER = 0, 1, 2, 3
 # A constant int passed to a compiled function is typed as a literal, and the function is
-# compiled once more for it: calls pass np.int64(constant), or ZERO, instead.
+# compiled once more for it: calls that gain nothing from the literal (numba prunes branches
+# on it) pass np.int64(constant), or ZERO, instead.
 ZERO = np.int64(0)
 METHODS = {"exhaustive": EXHAUSTIVE, "quick": QUICK, "adaptive": ADAPTIVE,
            "adaptive_paper": ADAPTIVE_PAPER}
@@ -169,13 +170,13 @@ def advance(node, state, scratch, f, hi):
     if state.final[f]:
         return
     if hi >= node.task.order.shape[0]:
-        finalize(node, state, scratch, f, ZERO)
+        finalize(node, state, scratch, f, 0)
         return
     m = state.seen
     n_new = 0
     if hi > m[f]:
-        n_new = assess(column(node, state, f), stream(node, state), m[f], hi, ZERO,
-                       scratch.new_bins, np.int64(-1), scratch.left)
+        n_new = assess(column(node, state, f), stream(node, state), m[f], hi, 0, scratch.new_bins,
+                       -1, scratch.left)
         m[f] = hi
     rebound(node, state, scratch, f, n_new)
 
