@@ -35,8 +35,9 @@ meaning: ties are gains closer than 1e-10 (sum |g|)^2 / (H + lambda) of the node
 criterion, with the criterion inlined as a compile-time constant: a user's
 criterion runs at the built-in's speed (0.98-1.02x per tree, measured by
 ``python -m benchmarks.newton_engine``) after a compile of about 50 s at its first
-tree (48-58 s measured by the same command on the shared 2-core machine).  The built-in grower is cached on disk; a user's is not, as numba's cache
-checks only the grower's own file, not the criterion inlined into it.
+tree (48-58 s measured by the same command on the shared 2-core machine).  The
+built-in grower is cached on disk; a user's is not, as numba's cache checks only
+the grower's own file, not the criterion inlined into it.
 
 ``quick`` and ``adaptive`` take a user's criterion when it was registered with
 ``bounds=``: a jitted ``bounds(G_lo, G_hi, H_lo, H_hi, params) -> (lo, hi)`` on the

@@ -26,8 +26,9 @@ def main(argv=None):
                         help="rows: each dataset shuffled, then jittered copies of it as far "
                              "as needed (benchmarks.scaling's rows; default as bundled)")
     parser.add_argument("--rounds", type=count(1), default=20, help="boosting rounds (20)")
-    parser.add_argument("--threads", type=counts_type("threads", 1), default=[1, 2], help="thread counts, comma-separated, the first the "
-                                             "reference (default 1,2)")
+    parser.add_argument("--threads", type=counts_type("threads", 1), default=[1, 2],
+                        help="thread counts, comma-separated, the first the reference "
+                             "(default 1,2)")
     parser.add_argument("--repeats", type=count(1), default=2,
                         help="timed fits per cell, the least kept (2)")
     add_output_arguments(parser, "results/threads.json", "results/threads.png",

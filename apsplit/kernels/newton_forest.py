@@ -14,7 +14,6 @@ tree's nodes, the row's K slots read together) was measured and dropped; see
 docs/gradient-boosting.md ("Where the time goes").
 """
 
-
 from . import newton_grow
 from .newton_grow import ColumnDraw, bind_globals, split_source_tag
 

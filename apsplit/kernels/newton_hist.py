@@ -135,7 +135,8 @@ def accumulate(cols, gh, position, active, features, m, n_threads):
     bins = np.zeros((m, offset[k_count], 4))
     lanes = lane_count(n_threads, k_count, active.shape[0] * k_count)
     if lanes == 1:
-        _accumulate_share(cols, gh, position, active, columns, offset, 0, k_count, bins)
+        _accumulate_share(cols, gh, position, active, columns, offset, np.int64(0), k_count,
+                          bins)
     else:
         for lane in prange(lanes):
             # prange's index is unsigned: cast, or the callee compiles twice

@@ -511,7 +511,7 @@ def bind_feature_bounds(gain_upper, gain_lower, name, cache=False):
     """``_feature_bounds`` compiled with a criterion's gain bounds bound as globals:
     (code, prefix, gh, unseen, parent, forward, cap, params) -> (UB, LB)."""
     return bind_globals(_feature_bounds, f"bounds_{name}", cache,
-                 {"gain_upper": gain_upper, "gain_lower": gain_lower})
+                        {"gain_upper": gain_upper, "gain_lower": gain_lower})
 
 
 def specialise(score, weight, gain_upper, gain_lower, name, cache=False):
@@ -528,13 +528,15 @@ def specialise(score, weight, gain_upper, gain_lower, name, cache=False):
 
 def user_gain_bounds(score_bounds, name):
     """(gain_upper, gain_lower) of a user's criterion from its jitted ``score_bounds``."""
-    return tuple(bind_globals(fn, f"{fn.__name__}_{name}", False, {"score_bounds": score_bounds})
+    return tuple(bind_globals(fn, f"{fn.__name__}_{name}", False,
+                              {"score_bounds": score_bounds})
                  for fn in (newton_bounds.user_gain_upper, newton_bounds.user_gain_lower))
 
 
 # under a name carrying the kernels' hash, as ``specialise``'s: a cached copy of the bounds
 # it calls is never stale
-categorical_upper = bind_globals(_categorical_upper, f"categorical_upper_{_SOURCE_TAG}", True, {})
+categorical_upper = bind_globals(_categorical_upper, f"categorical_upper_{_SOURCE_TAG}", True,
+                                 {})
 
 grow_batched_newton = specialise(newton_split.newton_score, newton_split.newton_weight,
                                  newton_bounds.newton_gain_upper,
