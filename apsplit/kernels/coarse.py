@@ -53,7 +53,7 @@ import numpy as np
 from numba import njit, prange
 
 from .criteria import TIGHT, split_value
-from .lanes import lane_count
+from .lanes import PRANGE_ONLY, lane_count
 from .stats import DENSE_RATIO
 
 MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
@@ -157,7 +157,7 @@ def _build_features(coarse, feats, first, last, index_order, w_node, y_node, his
             counts[b] += 1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def build_dense(coarse, feats, index_order, w, y, hist, n_threads):
     """The node's coarse histogram of every candidate feature: per feature, its codes
     gathered for the node's rows (index order), then summed into its bins; the features

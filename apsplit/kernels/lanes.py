@@ -9,8 +9,21 @@ the loop on its own thread, without a parallel region.
 """
 
 from numba import njit
+from numba.core.cpu import ParallelOptions
 
 MIN_WORK_PER_LANE = 1 << 15  # visits: about 30-100 microseconds of a scan
+
+# numba's ``parallel`` option for a kernel whose one parallel loop is its ``prange``.
+# ``parallel=True`` also turns the kernel's array expressions (``np.zeros``, ``.sum()``,
+# slice assignments) into parallel loops on every thread numba has, whatever
+# ``n_threads`` asks: a one-thread fit then ran on both cores, and, with the OpenMP
+# layer, its threads spun after each such loop (measured: a8a's 100 Newton trees took
+# 2.5x the wall time and 3.5x the CPU time of a run with ``NUMBA_NUM_THREADS=1``, beside
+# one other busy process on the 2 cores).  An options object, not a dict: numba empties
+# a dict at the first compile and compiles the next signatures with every option on.
+PRANGE_ONLY = ParallelOptions({"prange": True, "numpy": False, "reduction": False,
+                               "setitem": False, "inplace_binop": False,
+                               "comprehension": False, "stencil": False, "fusion": False})
 
 
 @njit(cache=True)

@@ -67,6 +67,7 @@ from numba import njit
 from . import newton_categorical, newton_hist, newton_parallel, newton_split
 from .newton_categorical import (copy_set, in_set, max_categories, new_category_sets,
                                  scan_categorical, store_set)
+from .lanes import PRANGE_ONLY
 from .newton_hist import accumulate, chunk_end, column_order_gains
 from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _scan_lane,
                               batch_end, feature_best, merge_best, merge_slot, new_batch,
@@ -568,12 +569,12 @@ def specialise(score, weight, name, cache=False):
 def bind_globals(template, qualname, cache, names, parallel=False):
     """``template`` jitted under ``qualname`` with the free names ``names`` (a dict) bound
     as its globals: compile-time constants of the compiled function (``parallel``: numba's
-    ``parallel=True``, for a template with a ``prange``)."""
+    ``lanes.PRANGE_ONLY``, for a template with a ``prange``)."""
     fn = FunctionType(template.__code__, {**template.__globals__, **names}, qualname,
                       template.__defaults__, template.__closure__)
     fn.__qualname__ = qualname
     fn.__doc__ = template.__doc__
-    return njit(cache=cache, parallel=parallel)(fn) if parallel else njit(cache=cache)(fn)
+    return njit(cache=cache, parallel=PRANGE_ONLY)(fn) if parallel else njit(cache=cache)(fn)
 
 
 grow_newton = specialise(newton_score, newton_weight, "newton", cache=True)

@@ -59,7 +59,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .lanes import lane_count
+from .lanes import PRANGE_ONLY, lane_count
 from .newton_split import side_gain
 
 MAX_BINS = 255   # distinct present values of a histogram feature; code 255 at most = missing
@@ -116,7 +116,7 @@ def _accumulate_share(cols, gh, position, active, columns, offset, first, last, 
                 bins[s, offset[k] + codes[r, columns[k]], N_ZERO] += 1.0
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def accumulate(cols, gh, position, active, features, m, n_threads):
     """The ``LevelBins`` of the ``m`` slots over the ``active`` rows for the histogram
     ``features`` (ascending), every row added to its slot's bin of its code, in

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from .criteria import ERROR, split_value
-from .lanes import lane_count
+from .lanes import PRANGE_ONLY, lane_count
 from .stats import _error_split, canonical_pass
 
 @njit(cache=True, inline='always')
@@ -117,7 +117,7 @@ def _refine_lane(data, work, task, coarse, refine, node_counts, features, totals
             data, work, task, coarse, refine, node_counts, features[j], totals, lefts[j])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def refine_survivors(data, work, task, coarse, refine, node_counts, features, totals, scores,
                      ranks, lefts, n_threads):
     """``refined_best`` of every dense numeric survivor ``features[j]`` into ``scores[j]``,

@@ -1,0 +1,58 @@
+"""The engine's parallel kernels run only their ``prange`` in parallel (``kernels/lanes.py``)."""
+
+import importlib
+import pkgutil
+
+import numpy as np
+from numba import njit, prange
+from numba.core.registry import CPUDispatcher
+
+import apsplit.kernels
+from apsplit.kernels import newton_grow
+from apsplit.kernels.lanes import PRANGE_ONLY
+
+
+def _dispatchers():
+    for info in pkgutil.iter_modules(apsplit.kernels.__path__):
+        module = importlib.import_module(f"apsplit.kernels.{info.name}")
+        for name, value in vars(module).items():
+            if isinstance(value, CPUDispatcher) and value.__module__ == module.__name__:
+                yield f"{info.name}.{name}", value
+
+
+def test_every_parallel_kernel_parallelises_only_its_prange():
+    """A kernel compiled with ``parallel=True`` would run its array expressions on every
+    thread, whatever ``n_threads`` asks (and a dict of options is emptied by numba's first
+    compile); the built-in Newton grower's scan batches (its bound globals) are checked too."""
+    parallel = {name: d.targetoptions["parallel"] for name, d in _dispatchers()
+                if d.targetoptions.get("parallel")}
+    assert {"coarse.build_dense", "refine.refine_survivors",
+            "newton_hist.accumulate"} <= set(parallel)
+    grower = newton_grow.grow_newton.py_func.__globals__
+    for name in ("scan_batch", "scan_bins_batch"):
+        parallel[f"grow_newton's {name}"] = grower[name].targetoptions["parallel"]
+    for name, options in parallel.items():
+        assert options == PRANGE_ONLY, name
+
+
+def _count_parfors(dispatcher):
+    return [cres.metadata["parfor_diagnostics"].count_parfors()
+            for cres in dispatcher.overloads.values()]
+
+
+def test_the_options_keep_array_expressions_serial_in_every_signature():
+    """numba honours the options at every compile: the prange is the one parallel loop of
+    each signature, where ``parallel=True`` makes np.zeros a second one."""
+    def kernel(a):
+        out = np.zeros(a.shape[0] + 1)  # not fused with the prange: a parfor of its own
+        for i in prange(2):
+            out[i] = a[i] * 2
+        return out
+
+    only = njit(parallel=PRANGE_ONLY)(kernel)
+    everything = njit(parallel=True)(kernel)
+    for dtype in (np.float64, np.float32):
+        a = np.arange(6, dtype=dtype)
+        np.testing.assert_array_equal(only(a), everything(a))
+    assert _count_parfors(only) == [1, 1]
+    assert _count_parfors(everything) == [2, 2]
