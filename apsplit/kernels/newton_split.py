@@ -291,6 +291,9 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
         _single_pass(cols, rows, f, forward, level, run, best, params, score)
         return
     lo, hi = cols.indptr[f], cols.indptr[f + 1]
+    if hi > lo and cols.values[lo] == cols.values[hi - 1]:
+        _one_value_pass(cols, rows, f, forward, run)
+        return
     col_rows, col_values = cols.rows, cols.values
     gh, position = rows.gh, rows.position
     run_grad, run_hess, run_pos, run_rows, last = run.grad, run.hess, run.n_pos, run.n_rows, run.last
@@ -320,6 +323,31 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
         run_pos[s] += h > 0.0
         run_rows[s] += 1
         last[s] = v
+
+
+@njit(inline='always')
+def _one_value_pass(cols, rows, f, forward, run):
+    """``_pass`` over a column whose present entries hold one value (a one-hot or
+    binary sparse column): no value changes inside a node, so no candidate but the
+    caller's last one, and the pass only sums each visited slot's rows, in the same
+    order as ``_pass`` (the same sums to the bit).  Each entry skips ``_pass``'s
+    read and comparison of the slot's last value."""
+    lo, hi = cols.indptr[f], cols.indptr[f + 1]
+    col_rows = cols.rows
+    gh, position = rows.gh, rows.position
+    run_grad, run_hess, run_pos, run_rows = run.grad, run.hess, run.n_pos, run.n_rows
+    visit = run.visit
+    for i in range(hi - lo):
+        r = col_rows[lo + i if forward else hi - 1 - i]
+        s = position[r]
+        if s < 0 or not visit[s]:
+            continue
+        h = gh[r, 1]
+        run_grad[s] += gh[r, 0]
+        run_hess[s] += h
+        run_pos[s] += h > 0.0
+        run_rows[s] += 1
+    run.last[:] = cols.values[lo]
 
 
 @njit(inline='always')
