@@ -89,7 +89,8 @@ def test_a_loop_gets_a_lane_per_share_of_work():
 
 def test_a_batch_holds_at_most_its_budget_of_column_features():
     is_column = np.array([1, 0, 1, 1, 0, 1, 1] * 3, np.bool_)
-    m = newton_parallel.BATCH_SLOTS // 3   # three column features a batch
+    m = newton_parallel.BATCH_SLOTS // 3 - 2 * newton_parallel.LINE   # three column features
+    assert newton_parallel.BATCH_SLOTS // newton_parallel.row_stride(m) == 3   # a batch
     ends = [0]
     while ends[-1] < is_column.size:
         ends.append(newton_parallel.batch_end(is_column, ends[-1], m))
@@ -181,3 +182,14 @@ def test_the_parallel_loops_are_parallel():
     bins = apsplit.Dataset(X).coarse_bins()
     assert _has_parallel_loop(coarse.build_dense, bins, np.arange(4), np.arange(n),
                               np.ones(n), np.zeros(n, np.int64), coarse.new_histogram(bins, 2), 2)
+
+
+def test_batch_rows_keep_a_cache_line_apart():
+    """Two threads summing neighbouring features never write one cache line: each row's
+    slots end at least a line (64 bytes) before the next row begins."""
+    for m in range(1, 40):
+        batch = newton_parallel.new_batch(3, m)
+        stride = batch.run_grad.strides[0] // 8
+        assert stride - m >= newton_parallel.LINE and stride % newton_parallel.LINE == 0
+        running = newton_parallel.feature_running(batch, 1, m)
+        assert running.grad.shape == (m,) and running.visit.shape == (m,)

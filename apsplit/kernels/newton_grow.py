@@ -360,7 +360,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
                                slots_allowed(node_allowed, in_batch, m, by_node), level, params,
                                batch)
                     row = 0
-                merge_best(best, level, feature_best(batch, row))
+                merge_best(best, level, feature_best(batch, row, m))
                 row += 1
                 continue
             if in_histograms[j]:
@@ -374,7 +374,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
                                     slots_allowed(node_allowed, in_chunk, m, by_node), level,
                                     params, hist_batch)
                     hist_row = 0
-                merge_best(best, level, feature_best(hist_batch, hist_row))
+                merge_best(best, level, feature_best(hist_batch, hist_row, m))
                 hist_row += 1
                 continue
             reset_best(one)

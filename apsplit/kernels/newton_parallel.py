@@ -32,6 +32,13 @@ thread with the least cost so far (longest processing time first: within 4/3
 of the best balance).  A static split of the feature range would not do:
 sparse columns differ in length by orders of magnitude.  A batch holds at
 most ``BATCH_SLOTS`` (feature, slot) pairs, so its scratch stays within a few MB.
+
+Rows apart (``row_stride``): a feature's row of a batch ends at least a cache line
+before the next feature's begins, so two threads summing their features never write
+the same line.  Rows of m values side by side put several features in one line when m
+is small, and every entry's write then invalidated the other thread's copy: two threads
+took 1.2-2.2x one thread's time on 56,000 higgs rows (measured,
+``python -m benchmarks.threads --datasets higgs7k --size 56000``).
 """
 
 from typing import NamedTuple
@@ -44,6 +51,7 @@ from .newton_hist import scan_bins
 from .newton_split import Best, Running, scan_feature
 
 BATCH_SLOTS = 2 ** 16  # (feature, slot) pairs of a batch: its Best and Running rows
+LINE = 8               # 8-byte values in a 64-byte cache line
 
 # The criterion's child score (of the lanes) and its lane scanners (of the batches): free
 # names, bound per criterion by ``newton_grow.specialise`` (placeholders here).
@@ -68,9 +76,17 @@ class Batch(NamedTuple):
 
 
 @njit(cache=True)
+def row_stride(m):
+    """The length of a batch's rows for ``m`` slots: m rounded up to whole cache lines,
+    plus one line, so that two rows' slots never share a line (the module docstring)."""
+    return (m + LINE - 1) // LINE * LINE + LINE
+
+
+@njit(cache=True)
 def new_batch(n_features, m):
-    """Room for ``n_features`` features' bests and running sums over ``m`` slots."""
-    shape = (n_features, m)
+    """Room for ``n_features`` features' bests and running sums over ``m`` slots (rows of
+    ``row_stride(m)``; ``feature_best`` and ``feature_running`` give their first m)."""
+    shape = (n_features, row_stride(m))
     return Batch(np.full(shape, -np.inf), np.full(shape, -1, np.int64),
                  np.zeros(shape, np.bool_), np.full(shape, np.nan), np.full(shape, np.nan),
                  np.zeros(shape), np.zeros(shape), np.zeros(shape, np.int64),
@@ -78,17 +94,17 @@ def new_batch(n_features, m):
 
 
 @njit(cache=True, inline='always')
-def feature_best(batch, i):
-    """Row i of the batch as a ``Best`` (views)."""
-    return Best(batch.gain[i], batch.feature[i], batch.default_left[i], batch.left_value[i],
-                batch.right_value[i])
+def feature_best(batch, i, m):
+    """Row i of the batch as a ``Best`` of ``m`` slots (views)."""
+    return Best(batch.gain[i, :m], batch.feature[i, :m], batch.default_left[i, :m],
+                batch.left_value[i, :m], batch.right_value[i, :m])
 
 
 @njit(cache=True, inline='always')
-def feature_running(batch, i):
-    """Row i of the batch as a ``Running`` (views)."""
-    return Running(batch.run_grad[i], batch.run_hess[i], batch.run_pos[i], batch.run_rows[i],
-                   batch.run_last[i], batch.run_visit[i])
+def feature_running(batch, i, m):
+    """Row i of the batch as a ``Running`` of ``m`` slots (views)."""
+    return Running(batch.run_grad[i, :m], batch.run_hess[i, :m], batch.run_pos[i, :m],
+                   batch.run_rows[i, :m], batch.run_last[i, :m], batch.run_visit[i, :m])
 
 
 @njit(cache=True)
@@ -132,8 +148,8 @@ def slots_allowed(node_allowed, places, m, by_node):
 @njit(cache=True)
 def batch_end(is_column, first, m):
     """The end (exclusive) of the batch of column features starting at ``first``:
-    at most ``BATCH_SLOTS // m`` of the features ``is_column`` marks."""
-    room = max(1, BATCH_SLOTS // m)
+    at most ``BATCH_SLOTS // row_stride(m)`` of the features ``is_column`` marks."""
+    room = max(1, BATCH_SLOTS // row_stride(m))
     j = first
     while j < is_column.shape[0] and room > 0:
         room -= is_column[j]
@@ -157,13 +173,14 @@ def _scan_lane(cols, rows, features, allowed, level, params, batch, owner, lane)
     """Scan the batch's features dealt to ``lane`` (``owner[i] == lane``) into their rows of
     ``batch``, each reset first.  ``score`` is a free name, bound per criterion by
     ``newton_grow.specialise``."""
+    m = level.grad.shape[0]
     for i in range(features.shape[0]):
         if owner[i] != lane:
             continue
-        best = feature_best(batch, i)
+        best = feature_best(batch, i, m)
         reset_best(best)
-        scan_feature(cols, rows, features[i], level, feature_running(batch, i), best, params,
-                     score, allowed[i])
+        scan_feature(cols, rows, features[i], level, feature_running(batch, i, m), best,
+                     params, score, allowed[i])
 
 
 def _scan_batch(cols, rows, features, allowed, level, params, batch):
@@ -193,7 +210,7 @@ def _scan_bins_lane(cols, level_bins, features, allowed, level, params, batch, l
     """``newton_hist.scan_bins`` of the histogram features ``features[i]``, i = lane (mod
     lanes), each into row i of ``batch`` (reset first).  ``score``: a free name."""
     for i in range(lane, features.shape[0], lanes):
-        best = feature_best(batch, i)
+        best = feature_best(batch, i, level.grad.shape[0])
         reset_best(best)
         scan_bins(cols, level_bins, features[i], level, best, params, score, allowed[i])
 
