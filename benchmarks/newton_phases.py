@@ -18,7 +18,6 @@ the figures are shares of this run, a guide to what to speed up, not the engine'
 import argparse
 import inspect
 import time
-from types import FunctionType
 
 import numpy as np
 from numba import njit, objmode
@@ -61,13 +60,10 @@ def _timed_grower():
             raise RuntimeError(f"newton_grow._grow changed: the line {line.strip()!r} is not "
                                f"found once; update benchmarks/newton_phases.py's marks")
         source = source.replace(line, before + line)
-    env = dict(newton_grow.__dict__, _clock=_clock, _add=_add, score=newton_grow.newton_score,
-               weight=newton_grow.newton_weight)
+    # the built-in grower's globals: the criterion and its bound scanners
+    env = dict(newton_grow.grow_newton.py_func.__globals__, _clock=_clock, _add=_add)
     exec(compile(source, newton_grow.__file__, "exec"), env)
-    grow = njit(env["_grow"])
-    tree_env = dict(newton_grow.__dict__, grow=grow)
-    template = newton_grow._grow_tree
-    return njit(FunctionType(template.__code__, tree_env, "grow_timed"))
+    return njit(env["_grow"])
 
 
 def boosting_problem(name):
