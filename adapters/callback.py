@@ -212,8 +212,9 @@ class ProgressBar(TrainingCallback):
         try:
             from tqdm.auto import tqdm
         except ImportError:
-            tqdm = None
-        if tqdm is not None:
+            print("(a line per round: for tqdm's bar, pip install \"apsplit[bench]\")",
+                  file=self.stream or sys.stderr)
+        else:
             self._bar = tqdm(total=self.total, unit="round", file=self.stream)
         self._done = 0
         return model

@@ -2,6 +2,7 @@
 monitor's lines, the progress bar, the container's log; training runs in test_training.py."""
 
 import io
+import sys
 
 import pytest
 
@@ -97,3 +98,15 @@ def test_progress_bar_and_container_checks():
 
     with pytest.raises(TypeError, match="must return the model"):
         CallbackContainer([Bad()]).before_training(Model())
+
+
+def test_progress_bar_without_tqdm_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)       # import tqdm.auto raises ImportError
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    out = io.StringIO()
+    c = CallbackContainer([ProgressBar(total=2, stream=out)])
+    m = c.before_training(Model())
+    for i in range(2):
+        c.after_iteration(m, i)
+    c.after_training(m)
+    assert 'pip install "apsplit[bench]"' in out.getvalue() and "round 2/2" in out.getvalue()
