@@ -17,10 +17,11 @@ MIN_WORK_PER_LANE = 1 << 15  # visits: about 30-100 microseconds of a scan
 # ``parallel=True`` also turns the kernel's array expressions (``np.zeros``, ``.sum()``,
 # slice assignments) into parallel loops on every thread numba has, whatever
 # ``n_threads`` asks: a one-thread fit then ran on both cores, and, with the OpenMP
-# layer, its threads spun after each such loop (measured: a8a's 100 Newton trees took
-# 2.5x the wall time and 3.5x the CPU time of a run with ``NUMBA_NUM_THREADS=1``, beside
-# one other busy process on the 2 cores).  An options object, not a dict: numba empties
-# a dict at the first compile and compiles the next signatures with every option on.
+# layer, its threads spun after each such loop (beside one other busy process on the 2
+# cores, a one-thread fit took 4-5x the CPU time it takes with these options:
+# ``python -m benchmarks.newton_against <a checkout before>``, docs/benchmarks.md).  An
+# options object, not a dict: numba empties a dict at the first compile and compiles the
+# next signatures with every option on.
 PRANGE_ONLY = ParallelOptions({"prange": True, "numpy": False, "reduction": False,
                                "setitem": False, "inplace_binop": False,
                                "comprehension": False, "stencil": False, "fusion": False})

@@ -574,7 +574,7 @@ def bind_globals(template, qualname, cache, names, parallel=False):
                       template.__defaults__, template.__closure__)
     fn.__qualname__ = qualname
     fn.__doc__ = template.__doc__
-    return njit(cache=cache, parallel=PRANGE_ONLY)(fn) if parallel else njit(cache=cache)(fn)
+    return njit(cache=cache, parallel=PRANGE_ONLY if parallel else False)(fn)
 
 
 grow_newton = specialise(newton_score, newton_weight, "newton", cache=True)
