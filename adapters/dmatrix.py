@@ -309,10 +309,12 @@ class DMatrix:
     def base_margin(self):
         return self._base_margin
 
-    def binned(self):
-        """The tree grower's view of X, built once (``apsplit.newton.NewtonData``)."""
+    def binned(self, n_threads=1):
+        """The tree grower's view of X, built once (``apsplit.newton.NewtonData``; its
+        columns sorted on ``n_threads`` threads)."""
         if self._binned is None:
-            self._binned = NewtonData(self.data, categorical=self.categorical)
+            self._binned = NewtonData(self.data, categorical=self.categorical,
+                                      n_threads=n_threads)
         return self._binned
 
     def __getstate__(self):

@@ -646,7 +646,7 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
             cb.total = int(num_boost_round)
     container = CallbackContainer(callbacks)
 
-    data = dtrain.binned()
+    data = dtrain.binned(p.n_threads)
     labels = dtrain.label
     weights = dtrain.weight if dtrain.weight is not None else np.ones(dtrain.num_row())
     margin = _start_margin(bst, dtrain)

@@ -46,6 +46,7 @@ where they arise:
 
 import math
 import numbers
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -55,6 +56,7 @@ from . import validation as v
 from .criteria import get_criterion
 from .dataset import dense_matrix
 from .kernels import newton_hist, newton_route, newton_search
+from .kernels.lanes import lane_count
 from .kernels.newton_categorical import MAX_CATEGORY
 from .kernels.newton_grow import NO_DRAW, ColumnDraw
 from .kernels.newton_split import Columns, Params
@@ -193,6 +195,33 @@ def _csr(X):
     return X
 
 
+def _sorted_columns(present, n_features, n_values, n_threads):
+    """(rows, values, counts): every feature's present entries, feature after feature, sorted
+    by value, ties by row (``present(k)``: feature k's present rows ascending and their
+    values; a stable sort keeps ties in row order).  The features are dealt round-robin to
+    up to ``n_threads`` Python threads, one per ``kernels.lanes.MIN_WORK_PER_LANE`` of the
+    ``n_values`` values at least (numpy's sort releases the GIL): the result does not
+    depend on them."""
+    columns = [None] * n_features
+
+    def sort(lane, lanes):
+        for k in range(lane, n_features, lanes):
+            rows, values = present(k)
+            order = np.argsort(values, kind="stable")
+            columns[k] = rows[order], values[order]
+
+    lanes = lane_count(n_threads, n_features, n_values)
+    if lanes == 1:
+        sort(0, 1)
+    else:
+        with ThreadPoolExecutor(lanes) as pool:
+            list(pool.map(sort, range(lanes), [lanes] * lanes))
+    counts = np.array([rows.size for rows, _ in columns], np.int64)
+    rows = np.concatenate([rows for rows, _ in columns] + [np.empty(0, np.int64)])
+    values = np.concatenate([values for _, values in columns] + [np.empty(0)])
+    return rows, values, counts
+
+
 class NewtonData:
     """X prepared once for Newton trees and reused every round.
 
@@ -215,6 +244,9 @@ class NewtonData:
         trees as the column scan, faster on dense columns of few values); None: no
         feature is (every feature scans its sorted column), 0.0: every such feature is.
 
+    n_threads : int, threads that sort the columns (-1: every core; the result does not
+        depend on them)
+
     Each feature's present entries are sorted by value once (row ids in value
     order, ties by row), so that a level of a tree costs one pass over each
     column; sparse input keeps only its stored entries.  The histogram features'
@@ -227,38 +259,39 @@ class NewtonData:
     and kept).
     """
 
-    def __init__(self, X, categorical=None, histogram_density=HISTOGRAM_DENSITY):
+    def __init__(self, X, categorical=None, histogram_density=HISTOGRAM_DENSITY, n_threads=1):
+        n_threads = v.check_threads(n_threads)
         if sp.issparse(X):
             csc = sp.csc_matrix(X, dtype=np.float64, copy=True)
-            csc.sum_duplicates()
+            csc.sum_duplicates()  # row indices ascending within each column
             n, K = csc.shape
             _refuse_empty(n, K)
             _refuse_inf(csc.data)
-            col = np.repeat(np.arange(K, dtype=np.int64), np.diff(csc.indptr))
-            row, val = csc.indices.astype(np.int64), csc.data
-            present = ~np.isnan(val)
-            row, col, val = row[present], col[present], val[present]
-            order = np.lexsort((row, val, col))  # by column, then value, then row
-            counts = np.bincount(col, minlength=K)
-            row, val = row[order], val[order]
+
+            def present(k):
+                lo, hi = csc.indptr[k], csc.indptr[k + 1]
+                kept = ~np.isnan(csc.data[lo:hi])
+                return csc.indices[lo:hi][kept].astype(np.int64), csc.data[lo:hi][kept]
+            stored = csc.nnz
             self.is_sparse = True
         else:
             X = dense_matrix(X)
             n, K = X.shape
             _refuse_empty(n, K)
             _refuse_inf(X)
-            order = np.argsort(X, axis=0, kind="stable")  # NaN last; ties by row
-            counts = n - np.count_nonzero(np.isnan(X), axis=0)
-            row = np.concatenate([order[:counts[k], k] for k in range(K)])
-            col = np.repeat(np.arange(K), counts)
-            val = X[row, col]
+
+            def present(k):
+                rows = np.flatnonzero(~np.isnan(X[:, k]))
+                return rows, X[rows, k]
+            stored = X.size
             self.is_sparse = False
+        row, val, counts = _sorted_columns(present, K, stored, n_threads)
         self.n_rows, self.n_features = int(n), int(K)
         self.indptr = np.zeros(K + 1, np.int64)
         np.cumsum(counts, out=self.indptr[1:])
         self.rows = row.astype(np.int32 if n < 2 ** 31 else np.int64)
-        self.values = np.ascontiguousarray(val, dtype=np.float64)
-        self.n_present = np.diff(self.indptr)
+        self.values = val
+        self.n_present = counts
         lo, hi = self.indptr[:-1], self.indptr[1:]
         nonempty = hi > lo
         constant = np.zeros(K, bool)

@@ -1,7 +1,7 @@
 """Where a boosting fit's time goes, by phase of the Newton grower.  From the repository root:
 
     python -m benchmarks.newton_phases [--datasets satimage,a8a,higgs7k,agaricus,pendigits]
-        [--rounds 100]
+        [--rounds 100] [--nthread 1] [--size ROWS]
 
 ``train`` (100 rounds, depth 6, eta 0.3, lambda 1, one tree per class and round) on each
 bundled set, with a copy of ``kernels.newton_grow._grow`` (also in the round grower of
@@ -13,6 +13,8 @@ compaction, the Python wrapper ``grow_newton_tree``, the clock calls), "outside"
 rest of ``train`` (gradients, margins, thresholds).  The copy is the source of ``_grow``
 with the clock calls inserted at three lines, compiled with the built-in criterion:
 the figures are shares of this run, a guide to what to speed up, not the engine's speed.
+With ``--nthread 2`` beside a one-thread run they show which phases scale with threads;
+``--size`` takes each set's rows shuffled, then jittered copies (``benchmarks.threads``'s).
 """
 
 import argparse
@@ -24,6 +26,7 @@ from numba import njit, objmode
 
 from apsplit import criteria
 from apsplit.adapters import DMatrix, train
+from apsplit.experiments.scaling import row_pool
 from apsplit.experiments.stock import load_split
 from apsplit.kernels import newton_forest, newton_grow
 
@@ -66,22 +69,25 @@ def _timed_grower():
     return njit(env["_grow"])
 
 
-def boosting_problem(name):
-    """(X, y, train's params) of a bundled set: benchmarks.gbm's settings (100 rounds are
-    the caller's), logistic or softmax by the number of classes."""
+def boosting_problem(name, nthread=1, size=None):
+    """(X, y, train's params) of a bundled set (``size``: its rows by ``scaling.row_pool``):
+    benchmarks.gbm's settings (100 rounds are the caller's), logistic or softmax by the
+    number of classes."""
     data = load_split(name)
     X, y = data["X"], data["y"]
+    if size:
+        X, y = row_pool(X, y, size)
     n_classes = int(max(y.max(), data["y_test"].max())) + 1
     params = {"objective": "multi:softprob" if n_classes > 2 else "binary:logistic",
               "max_depth": 6, "eta": 0.3, "lambda": 1.0, "min_child_weight": 1.0,
-              "base_score": 0.5, "nthread": 1}
+              "base_score": 0.5, "nthread": nthread}
     if n_classes > 2:
         params["num_class"] = n_classes
     return X, y, params
 
 
-def run(name, rounds):
-    X, y, params = boosting_problem(name)
+def run(name, rounds, nthread=1, size=None):
+    X, y, params = boosting_problem(name, nthread, size)
     train(params, DMatrix(X, label=y), 1)  # compile
     _TOTALS[:] = 0.0
     start = time.perf_counter()
@@ -98,6 +104,9 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default="satimage,a8a,higgs7k,agaricus,pendigits")
     parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--nthread", type=int, default=1, help="train's nthread (1)")
+    parser.add_argument("--size", type=int, default=None,
+                        help="rows: shuffled, then jittered copies (default as bundled)")
     args = parser.parse_args(argv)
     crit = criteria.get_criterion("newton")
     timed = _timed_grower()
@@ -107,7 +116,7 @@ def main(argv=None):
         header = ["dataset", "trees", "fit s"] + list(PHASES) + ["rest of grower", "outside"]
         print(" | ".join(header))
         for name in args.datasets.split(","):
-            fit, trees, shares = run(name, args.rounds)
+            fit, trees, shares = run(name, args.rounds, args.nthread, args.size)
             print(" | ".join([name, str(trees), f"{fit:.2f}"]
                              + [f"{s / fit:.0%}" for s in shares]), flush=True)
     finally:

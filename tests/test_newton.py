@@ -660,6 +660,28 @@ def test_bad_types_and_predict_input():
         tree.apply(data)
 
 
+@pytest.mark.parametrize("fmt", [None, "csr"])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_columns_sorted_by_value_then_row_on_any_thread_count(fmt, n_threads):
+    """Enough values for two sorting threads: every feature's present entries ordered by
+    value, ties (0.0 and -0.0 among them) by row, as a lexsort written out orders them."""
+    rng = np.random.default_rng(8)
+    n, K = 30000, 6
+    X = rng.choice([-1.5, -0.0, 0.0, 0.25, 2.0, 7.0], size=(n, K))
+    X[:, 0] = rng.normal(size=n)
+    X[rng.random((n, K)) < 0.3] = np.nan   # missing (sparse: absent)
+    data = NewtonData(as_input(X, fmt), n_threads=n_threads)
+    for k in range(K):
+        rows = np.flatnonzero(~np.isnan(X[:, k]))
+        rows = rows[np.lexsort((rows, X[rows, k]))]
+        lo, hi = data.indptr[k], data.indptr[k + 1]
+        np.testing.assert_array_equal(data.rows[lo:hi], rows)
+        np.testing.assert_array_equal(np.signbit(data.values[lo:hi]), np.signbit(X[rows, k]))
+        np.testing.assert_array_equal(data.values[lo:hi], X[rows, k])
+    with pytest.raises(ValueError, match="n_threads"):
+        NewtonData(X, n_threads=0)
+
+
 def test_pickle_round_trip():
     import pickle
 

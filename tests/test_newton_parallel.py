@@ -12,7 +12,8 @@ from numba import njit
 
 import apsplit
 from apsplit.adapters import DMatrix, train
-from apsplit.kernels import coarse, lanes, newton_grow, newton_hist, newton_parallel
+from apsplit.kernels import (coarse, lanes, newton_grow, newton_hist, newton_moves,
+                             newton_parallel)
 from apsplit.kernels.newton_split import Rows, make_level
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_forest, grow_newton_tree
 from apsplit.validation import check_threads as thread_count
@@ -179,6 +180,9 @@ def test_the_parallel_loops_are_parallel():
                               allowed, level, params, newton_parallel.new_batch(2, m))
     assert _has_parallel_loop(bound["scan_bins_batch"], cols, bins, np.array([2, 3]), allowed,
                               level, params, newton_parallel.new_batch(2, m))
+    tree = newton_grow._new_tree(3, n, 0)
+    assert _has_parallel_loop(newton_moves.move_rows, tree, cols, np.arange(n), position,
+                              position.copy(), np.array([0, -1]), np.arange(2), np.array([0]), 2)
     bins = apsplit.Dataset(X).coarse_bins()
     assert _has_parallel_loop(coarse.build_dense, bins, np.arange(4), np.arange(n),
                               np.ones(n), np.zeros(n, np.int64), coarse.new_histogram(bins, 2), 2)

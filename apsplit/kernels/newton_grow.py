@@ -23,7 +23,7 @@ open nodes are slots 0..m-1 and every row of an open node carries its slot
    a categorical split sends its set right), or, for a histogram feature, by
    the value of the row's code in the pass over the open rows,
    the others (missing) to the default side; rows of nodes that became leaves
-   leave the open set.
+   leave the open set (``newton_moves.move_rows``, on ``Params.n_threads`` threads).
 
 So a level costs O(open rows + stored entries of the candidate features), and
 a tree O(depth x entries), whatever the number of nodes.  Before a level, when
@@ -64,11 +64,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from . import newton_categorical, newton_hist, newton_parallel, newton_split
-from .newton_categorical import (copy_set, in_set, max_categories, new_category_sets,
+from . import newton_categorical, newton_hist, newton_moves, newton_parallel, newton_split
+from .newton_categorical import (copy_set, max_categories, new_category_sets,
                                  scan_categorical, store_set)
 from .lanes import PRANGE_ONLY
 from .newton_hist import accumulate, chunk_end, column_order_gains
+from .newton_moves import move_rows
 from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _scan_lane,
                               batch_end, feature_best, merge_best, merge_slot, new_batch,
                               reset_best, slots_allowed)
@@ -79,10 +80,11 @@ LEAF = -1
 
 
 def split_source_tag(*files):
-    """A hash of the scan kernels' source (``newton_split``, ``newton_categorical``,
-    ``newton_hist``) and of ``files``: the tag in a cached grower's name (``specialise``)."""
+    """A hash of the source of the kernels the grower calls (``newton_split``,
+    ``newton_categorical``, ``newton_hist``, ``newton_parallel``, ``newton_moves``) and of
+    ``files``: the tag in a cached grower's name (``specialise``)."""
     paths = (newton_split.__file__, newton_categorical.__file__, newton_hist.__file__,
-             newton_parallel.__file__) + files
+             newton_parallel.__file__, newton_moves.__file__) + files
     return hashlib.sha1(b"".join(Path(p).read_bytes() for p in paths)).hexdigest()[:12]
 
 
@@ -406,47 +408,10 @@ def _grow(cols, gh, root_rows, features, params, draw):
                 next_slot_node[child_slot[s]] = tree.children_left[node]
                 next_slot_node[child_slot[s] + 1] = tree.children_right[node]
         # every row to its child: missing ones by default, present ones by their value
-        row_leaf, default_left = tree.row_leaf, tree.default_left
-        split_feature, threshold = tree.feature, tree.threshold
-        category_start, category_count = tree.category_start, tree.category_count
-        category_codes = tree.category_codes
-        col_rows, col_values = cols.rows, cols.values
-        codes, hist_start, hist_values = cols.hist_codes, cols.hist_start, cols.hist_values
-        for p in range(active.shape[0]):
-            r = active[p]
-            s = position[r]
-            if child_slot[s] < 0:
-                moved[r] = -1
-                row_leaf[r] = slot_node[s]
-                continue
-            node = slot_node[s]
-            moved[r] = child_slot[s] + (0 if default_left[node] else 1)
-            j = hist_index[split_feature[node]]
-            if j >= 0:  # a histogram feature: the row's value is its code's
-                code = np.int64(codes[r, j])
-                if code < hist_start[j + 1] - hist_start[j]:
-                    right = not hist_values[hist_start[j] + code] <= threshold[node]
-                    moved[r] = child_slot[s] + (1 if right else 0)
-        for k in range(n_features):
-            if not split_on[k]:
-                continue
-            split_on[k] = False
-            if hist_index[k] >= 0:  # moved above
-                continue
-            for e in range(cols.indptr[k], cols.indptr[k + 1]):
-                r = col_rows[e]
-                s = position[r]
-                if s < 0 or child_slot[s] < 0:
-                    continue
-                node = slot_node[s]
-                if split_feature[node] != k:
-                    continue
-                if category_start[node] >= 0:
-                    right = in_set(category_codes, category_start[node], category_count[node],
-                                   col_values[e])
-                else:
-                    right = not col_values[e] <= threshold[node]
-                moved[r] = child_slot[s] + (1 if right else 0)
+        split_columns = np.flatnonzero(split_on & (hist_index < 0))
+        split_on[:] = False
+        move_rows(tree, cols, active, position, moved, child_slot, slot_node, split_columns,
+                  params.n_threads)
         kept = 0
         for p in range(active.shape[0]):
             r = active[p]

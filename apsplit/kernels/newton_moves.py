@@ -1,0 +1,122 @@
+"""Every open row of a level to its child, on several threads: the same tree for any count.
+
+After a level's splits are chosen (``newton_grow._grow``), each open row gets its
+next slot (``moved``): -1 when its node became a leaf (``row_leaf`` then names
+the leaf), else its node's left child's slot when its value goes left, the
+right child's when it goes right.  Two passes:
+
+1. over the open rows (``_move_rows``): rows of nodes that became leaves leave;
+   the others go to the default side, or, when the node splits on a histogram
+   feature, by the value of the row's code;
+2. over the entries of the column features some node split on
+   (``_move_entries``): a row with a present value goes by that value (x <=
+   threshold goes left; a categorical split sends its set right).
+
+Why any number of threads gives the same ``moved``: every write is to the row's own
+entry, by a rule of that row's node, its split and its value only.  In pass 1 each
+row is written once.  In pass 2 a row is written only by an entry of the feature its
+node splits on, and a column holds one entry per row, so at most once; pass 2 follows
+pass 1.  The lanes therefore split the work any way: pass 1 takes contiguous shares
+of the open rows, pass 2 contiguous shares of the concatenated split columns (a lane
+may start and end inside a column, so one long column does not leave the others
+idle).  A lane gets ``lanes.MIN_WORK_PER_LANE`` visits at least: small levels run on
+the caller's thread.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from .lanes import PRANGE_ONLY, lane_count
+from .newton_categorical import in_set
+
+
+# The range functions take the arrays out of the tuples once, before their loop: an array
+# read from a tuple inside the loop costs a reference count update per use (3-10x slower).
+
+@njit(cache=True)
+def _move_row_range(first, stop, active, tree, cols, position, moved, child_slot, slot_node):
+    """Pass 1 over the open rows ``active[first:stop]`` (the module docstring)."""
+    row_leaf, default_left = tree.row_leaf, tree.default_left
+    split_feature, threshold = tree.feature, tree.threshold
+    hist_index, codes = cols.hist_index, cols.hist_codes
+    hist_start, hist_values = cols.hist_start, cols.hist_values
+    for p in range(first, stop):
+        r = active[p]
+        s = position[r]
+        if child_slot[s] < 0:
+            moved[r] = -1
+            row_leaf[r] = slot_node[s]
+            continue
+        node = slot_node[s]
+        moved[r] = child_slot[s] + (0 if default_left[node] else 1)
+        j = hist_index[split_feature[node]]
+        if j >= 0:  # a histogram feature: the row's value is its code's
+            code = np.int64(codes[r, j])
+            if code < hist_start[j + 1] - hist_start[j]:
+                right = not hist_values[hist_start[j] + code] <= threshold[node]
+                moved[r] = child_slot[s] + (1 if right else 0)
+
+
+@njit(cache=True)
+def _move_entry_range(first, stop, split_columns, offsets, tree, cols, position, moved,
+                      child_slot, slot_node):
+    """Pass 2 over the concatenated entries ``first:stop`` of the columns ``split_columns``
+    (column i's entries at ``offsets[i]:offsets[i + 1]`` of the concatenation)."""
+    split_feature, threshold = tree.feature, tree.threshold
+    category_start, category_count = tree.category_start, tree.category_count
+    category_codes = tree.category_codes
+    indptr, col_rows, col_values = cols.indptr, cols.rows, cols.values
+    i = np.searchsorted(offsets, first, side="right") - 1
+    g = first
+    while g < stop:
+        k = split_columns[i]
+        end = min(stop, offsets[i + 1])
+        base = indptr[k] - offsets[i]
+        for e in range(g + base, end + base):
+            r = col_rows[e]
+            s = position[r]
+            if s < 0 or child_slot[s] < 0:
+                continue
+            node = slot_node[s]
+            if split_feature[node] != k:
+                continue
+            if category_start[node] >= 0:
+                right = in_set(category_codes, category_start[node], category_count[node],
+                               col_values[e])
+            else:
+                right = not col_values[e] <= threshold[node]
+            moved[r] = child_slot[s] + (1 if right else 0)
+        g = end
+        i += 1
+
+
+@njit(cache=True, parallel=PRANGE_ONLY)
+def move_rows(tree, cols, active, position, moved, child_slot, slot_node, split_columns,
+              n_threads):
+    """Every open row (``active``) to its next slot in ``moved`` (the module docstring):
+    ``child_slot[s]`` the left child's slot of slot s (-1: a leaf), ``slot_node`` the
+    level's nodes, ``split_columns`` the column features some node splits on."""
+    n = active.shape[0]
+    lanes = lane_count(n_threads, n, n)
+    if lanes == 1:
+        _move_row_range(0, n, active, tree, cols, position, moved, child_slot, slot_node)
+    else:
+        for t in prange(lanes):
+            lane = np.int64(t)  # prange's index is unsigned: lane * n would be a float
+            _move_row_range(lane * n // lanes, (lane + 1) * n // lanes, active, tree, cols,
+                            position, moved, child_slot, slot_node)
+    offsets = np.zeros(split_columns.shape[0] + 1, np.int64)
+    for i in range(split_columns.shape[0]):
+        k = split_columns[i]
+        offsets[i + 1] = offsets[i] + cols.indptr[k + 1] - cols.indptr[k]
+    total = offsets[-1]
+    lanes = lane_count(n_threads, total, total)
+    if lanes == 1:
+        _move_entry_range(0, total, split_columns, offsets, tree, cols, position, moved,
+                          child_slot, slot_node)
+    else:
+        for t in prange(lanes):
+            lane = np.int64(t)
+            _move_entry_range(lane * total // lanes, (lane + 1) * total // lanes,
+                              split_columns, offsets, tree, cols, position, moved,
+                              child_slot, slot_node)
