@@ -5,11 +5,11 @@ next slot (``moved``): -1 when its node became a leaf (``row_leaf`` then names
 the leaf), else its node's left child's slot when its value goes left, the
 right child's when it goes right.  Two passes:
 
-1. over the open rows (``_move_rows``): rows of nodes that became leaves leave;
+1. over the open rows (``_move_row_range``): rows of nodes that became leaves leave;
    the others go to the default side, or, when the node splits on a histogram
    feature, by the value of the row's code;
 2. over the entries of the column features some node split on
-   (``_move_entries``): a row with a present value goes by that value (x <=
+   (``_move_entry_range``): a row with a present value goes by that value (x <=
    threshold goes left; a categorical split sends its set right).
 
 Why any number of threads gives the same ``moved``: every write is to the row's own
