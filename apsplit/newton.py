@@ -247,6 +247,13 @@ class NewtonData:
     n_threads : int, threads that sort the columns (-1: every core; the result does not
         depend on them)
 
+    indicators : bool
+        True: a numeric column feature whose present entries hold one float (a sparse
+        one-hot or binary column) is an indicator feature, whose per-node sums a level
+        adds from the rows of the smaller children and derives for their siblings
+        (``kernels.newton_indicator``: the same trees as the column scan, faster);
+        False: it scans its column.
+
     Each feature's present entries are sorted by value once (row ids in value
     order, ties by row), so that a level of a tree costs one pass over each
     column; sparse input keeps only its stored entries.  The histogram features'
@@ -259,8 +266,11 @@ class NewtonData:
     and kept).
     """
 
-    def __init__(self, X, categorical=None, histogram_density=HISTOGRAM_DENSITY, n_threads=1):
+    def __init__(self, X, categorical=None, histogram_density=HISTOGRAM_DENSITY, n_threads=1,
+                 indicators=True):
         n_threads = v.check_threads(n_threads)
+        if not isinstance(indicators, (bool, np.bool_)):
+            raise TypeError(f"indicators must be True or False, got {indicators!r}")
         if sp.issparse(X):
             csc = sp.csc_matrix(X, dtype=np.float64, copy=True)
             csc.sum_duplicates()  # row indices ascending within each column
@@ -303,12 +313,15 @@ class NewtonData:
         for k in np.flatnonzero(self.categorical):
             check_codes(self.values[lo[k]:hi[k]], k)
         self._histogram_features(_check_density(histogram_density))
+        self._indicator_features(constant & nonempty, indicators)
         self._columns = self._kernel_columns()
         self._ranks = None
 
     def _kernel_columns(self):
         return Columns(self.indptr, self.rows, self.values, self.forward, self.categorical,
-                       self.hist_index, self.hist_codes, self.hist_start, self.hist_values)
+                       self.hist_index, self.hist_codes, self.hist_start, self.hist_values,
+                       self.indicator_index, self.indicator_value, self.indicator_indptr,
+                       self.indicator_entries)
 
     def _distinct(self):
         """(new, rank, col): per stored entry, whether its value differs from the previous
@@ -332,13 +345,8 @@ class NewtonData:
         K, n = self.n_features, self.n_rows
         new, rank, col = self._distinct()
         n_distinct = np.bincount(col[new], minlength=K)
-        # 0.0 and -0.0 are one value to the scan but two floats: such a feature keeps the
-        # column scan, which reports the float of the rows it meets
-        zero = self.values == 0.0
-        signed = np.bincount(col[zero], weights=np.signbit(self.values[zero]), minlength=K)
-        mixed_zeros = (signed > 0) & (signed < np.bincount(col[zero], minlength=K))
         chosen = np.zeros(K, bool) if density is None else (
-            ~self.categorical & ~mixed_zeros & (n_distinct <= newton_hist.MAX_BINS)
+            ~self.categorical & ~self._mixed_zeros() & (n_distinct <= newton_hist.MAX_BINS)
             & (self.n_present >= density * n))
         features = np.flatnonzero(chosen)
         self.hist_index = np.full(K, -1, np.int64)
@@ -353,6 +361,41 @@ class NewtonData:
         for j, f in enumerate(features):
             lo, hi = self.indptr[f], self.indptr[f + 1]
             self.hist_codes[self.rows[lo:hi], j] = rank[lo:hi]
+
+    def _mixed_zeros(self):
+        """Per feature: it holds both 0.0 and -0.0.  They are one value to the scan but two
+        floats: such a feature keeps the column scan, which reports the float of the rows
+        it meets."""
+        K = self.n_features
+        col = np.repeat(np.arange(K), self.n_present)
+        zero = self.values == 0.0
+        signed = np.bincount(col[zero], weights=np.signbit(self.values[zero]), minlength=K)
+        return (signed > 0) & (signed < np.bincount(col[zero], minlength=K))
+
+    def _indicator_features(self, one_value, enabled):
+        """Choose the indicator features (``indicators``: the numeric column features whose
+        present entries hold one float, ``one_value``) and copy their entries row-major:
+        ``indicator_index`` (feature -> j, -1: none), ``indicator_value`` (per j),
+        ``indicator_indptr``/``indicator_entries`` (per row, its indicator features' j,
+        ascending)."""
+        chosen = (one_value & ~self.categorical & (self.hist_index < 0) & ~self._mixed_zeros()
+                  if enabled else np.zeros(self.n_features, bool))
+        features = np.flatnonzero(chosen)
+        self.indicator_index = np.full(self.n_features, -1, np.int64)
+        self.indicator_index[features] = np.arange(features.size)
+        self.indicator_value = self.values[self.indptr[features]]
+        rows = np.concatenate([self.rows[self.indptr[f]:self.indptr[f + 1]] for f in features]
+                              + [np.empty(0, self.rows.dtype)])
+        local = np.repeat(np.arange(features.size, dtype=np.int32), self.n_present[features])
+        order = np.argsort(rows, kind="stable")  # by row, then j
+        self.indicator_entries = local[order]
+        self.indicator_indptr = np.zeros(self.n_rows + 1, np.int64)
+        np.cumsum(np.bincount(rows, minlength=self.n_rows), out=self.indicator_indptr[1:])
+
+    @property
+    def indicator_features(self):
+        """The indicator features (``indicators``), ascending."""
+        return np.flatnonzero(self.indicator_index >= 0)
 
     @property
     def histogram_features(self):

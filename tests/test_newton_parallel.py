@@ -12,8 +12,8 @@ from numba import njit
 
 import apsplit
 from apsplit.adapters import DMatrix, train
-from apsplit.kernels import (coarse, lanes, newton_grow, newton_hist, newton_moves,
-                             newton_parallel)
+from apsplit.kernels import (coarse, lanes, newton_grow, newton_hist, newton_indicator,
+                             newton_moves, newton_parallel)
 from apsplit.kernels.newton_split import Rows, make_level
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_forest, grow_newton_tree
 from apsplit.validation import check_threads as thread_count
@@ -63,16 +63,19 @@ def test_features_beyond_a_batch_and_skewed_columns():
 @pytest.mark.parametrize("bynode", [1.0, 0.6])
 def test_every_path_on_two_lanes(bynode):
     """20,000 rows (enough work for two lanes: ``kernels/lanes.py``): continuous columns,
-    histogram features, a categorical one, 5% NaN, with and without per-node sampling."""
+    histogram features, a categorical one, 5% NaN, indicator features (one value in 45% of
+    the rows), with and without per-node sampling."""
     rng = np.random.default_rng(5)
     n = 20000
     X = np.column_stack([rng.normal(size=(n, 4)), rng.integers(0, 9, (n, 3)).astype(float),
                          rng.integers(0, 6, n).astype(float)])
     X[rng.random(X.shape) < 0.05] = np.nan
-    g = np.nan_to_num(X[:, 0] + X[:, 4] - (X[:, 7] == 2)) + rng.normal(size=n)
+    X = np.column_stack([X, np.where(rng.random((n, 8)) < 0.45, 1.0, np.nan)])
+    g = np.nan_to_num(X[:, 0] + X[:, 4] - (X[:, 7] == 2) + X[:, 9]) + rng.normal(size=n)
     h = rng.random(n) + 0.1
     data = NewtonData(X, categorical=[7])
     assert data.histogram_features.size == 3
+    assert data.indicator_features.tolist() == list(range(8, 16))
     kwargs = dict(colsample_bynode=bynode, seed=3)
     one = grow_newton_tree(data, g, h, NewtonParams(max_depth=6), n_threads=1, **kwargs)
     assert one.node_count > 60
@@ -183,6 +186,10 @@ def test_the_parallel_loops_are_parallel():
     tree = newton_grow._new_tree(3, n, 0)
     assert _has_parallel_loop(newton_moves.move_rows, tree, cols, np.arange(n), position,
                               position.copy(), np.array([0, -1]), np.arange(2), np.array([0]), 2)
+    one_hot = NewtonData(np.where(X[:, 2:] > 4, 1.0, np.nan), histogram_density=None).columns()
+    assert _has_parallel_loop(newton_indicator.level_sums, one_hot, gh, position, np.arange(n),
+                              np.array([n // 2, n - n // 2]), newton_indicator.no_sums(2),
+                              np.zeros(0, np.int64), 2)
     bins = apsplit.Dataset(X).coarse_bins()
     assert _has_parallel_loop(coarse.build_dense, bins, np.arange(4), np.arange(n),
                               np.ones(n), np.zeros(n, np.int64), coarse.new_histogram(bins, 2), 2)

@@ -14,7 +14,10 @@ open nodes are slots 0..m-1 and every row of an open node carries its slot
    candidates in the same order, features by index whatever their path; a node
    whose best split is on a histogram feature gets its gain recomputed in the
    column's order (``newton_hist.column_order_gains``), the column scan's gain
-   to the bit;
+   to the bit; an indicator feature's (``Columns.indicator_index``: one present
+   value), ``newton_indicator.scan_indicator`` on the level's per-node sums of its
+   present rows, added from the rows of each split node's smaller child and
+   derived for the other (``newton_indicator.level_sums``);
 3. a node whose best gain exceeds 1e-6 gets two children, numbered in the
    order of the level's nodes (XGBoost's numbering: a node's children are
    consecutive, left first, and a level's nodes follow the previous level's);
@@ -64,11 +67,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from . import newton_categorical, newton_hist, newton_moves, newton_parallel, newton_split
+from . import (newton_categorical, newton_hist, newton_indicator, newton_moves, newton_parallel,
+               newton_split)
 from .newton_categorical import (copy_set, max_categories, new_category_sets,
                                  scan_categorical, store_set)
 from .lanes import PRANGE_ONLY
 from .newton_hist import accumulate, chunk_end, column_order_gains
+from .newton_indicator import level_sums, no_sums, scan_indicator
 from .newton_moves import move_rows
 from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _scan_lane,
                               batch_end, feature_best, merge_best, merge_slot, new_batch,
@@ -81,10 +86,10 @@ LEAF = -1
 
 def split_source_tag(*files):
     """A hash of the source of the kernels the grower calls (``newton_split``,
-    ``newton_categorical``, ``newton_hist``, ``newton_parallel``, ``newton_moves``) and of
-    ``files``: the tag in a cached grower's name (``specialise``)."""
+    ``newton_categorical``, ``newton_hist``, ``newton_indicator``, ``newton_parallel``,
+    ``newton_moves``) and of ``files``: the tag in a cached grower's name (``specialise``)."""
     paths = (newton_split.__file__, newton_categorical.__file__, newton_hist.__file__,
-             newton_parallel.__file__, newton_moves.__file__) + files
+             newton_indicator.__file__, newton_parallel.__file__, newton_moves.__file__) + files
     return hashlib.sha1(b"".join(Path(p).read_bytes() for p in paths)).hexdigest()[:12]
 
 
@@ -260,7 +265,8 @@ def compact_columns(cols, position, features, private):
                 k += position[r] >= 0
         indptr[f + 1] = k
     return Columns(indptr, out_rows, out_values, cols.forward, cols.categorical, cols.hist_index,
-                   cols.hist_codes, cols.hist_start, cols.hist_values)
+                   cols.hist_codes, cols.hist_start, cols.hist_values, cols.indicator_index,
+                   cols.indicator_value, cols.indicator_indptr, cols.indicator_features)
 
 
 def _grow(cols, gh, root_rows, features, params, draw):
@@ -299,6 +305,10 @@ def _grow(cols, gh, root_rows, features, params, draw):
     private = False
     hist_index = cols.hist_index
     column_features = features[hist_index[features] < 0]  # the others: histograms
+    indicator_index = cols.indicator_index
+    use_indicators = (indicator_index[features] >= 0).any()
+    sums = no_sums(cols.indicator_value.shape[0])  # the level's indicator sums
+    child_slot = np.zeros(0, np.int64)  # the previous level's slots' left child's slot
     for depth in range(params.max_depth + 1):
         m = slot_node.shape[0]
         if depth < params.max_depth and column_features.shape[0] > 0 \
@@ -316,6 +326,9 @@ def _grow(cols, gh, root_rows, features, params, draw):
             tree.n_node_samples[node] = level.n_rows[s]
         if depth == params.max_depth:
             break
+        if use_indicators:
+            sums = level_sums(cols, gh, position, active, level.n_rows, sums, child_slot,
+                              params.n_threads)
         best = make_best(m)
         every_slot = np.ones(m, np.bool_)
         sets = new_category_sets(level.n_rows, n_categories)
@@ -330,7 +343,8 @@ def _grow(cols, gh, root_rows, features, params, draw):
         for s in range(m):
             tree.node_features[slot_node[s]] = per_node
         # every feature into a best of its own, merged in feature order (newton_parallel):
-        # the level's histogram features and column features (the others: categorical)
+        # the level's histogram features and column features (the others: indicator
+        # features and categorical ones)
         in_histograms = np.zeros(scanned.shape[0], np.bool_)
         is_column = np.zeros(scanned.shape[0], np.bool_)
         for j in range(scanned.shape[0]):
@@ -338,8 +352,9 @@ def _grow(cols, gh, root_rows, features, params, draw):
                 continue
             f = scanned[j]
             in_histograms[j] = hist_index[f] >= 0
-            is_column[j] = hist_index[f] < 0 and not cols.categorical[f]
-        one = make_best(m)  # a categorical feature's best
+            is_column[j] = hist_index[f] < 0 and not cols.categorical[f] \
+                and indicator_index[f] < 0
+        one = make_best(m)  # an indicator or categorical feature's best
         one_sets = new_category_sets(level.n_rows, n_categories)
         batch = new_batch(0, m)  # the bests of the column features before batch_stop
         batch_stop = 0
@@ -380,6 +395,10 @@ def _grow(cols, gh, root_rows, features, params, draw):
                 hist_row += 1
                 continue
             reset_best(one)
+            if indicator_index[scanned[j]] >= 0:
+                scan_indicator(cols, rows, sums, scanned[j], level, one, params, score, allowed)
+                merge_best(best, level, one)
+                continue
             scan_categorical(cols, rows, scanned[j], level, one, params, allowed, one_sets)
             for s in range(m):
                 if merge_slot(best, level, one, s):

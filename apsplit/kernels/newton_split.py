@@ -117,6 +117,10 @@ class Columns(NamedTuple):
     (``newton_hist``), its rows' rank codes in column ``hist_index[f]`` of
     ``hist_codes`` (n x F_hist uint8), its distinct present values ascending in
     ``hist_values[hist_start[j]:hist_start[j + 1]]`` (j = ``hist_index[f]``).
+    ``indicator_index[f]`` >= 0: f is an indicator feature (``newton_indicator``), j =
+    ``indicator_index[f]``, its one present value ``indicator_value[j]``; row i holds
+    the indicator features ``indicator_features[indicator_indptr[i]:indicator_indptr[i +
+    1]]`` (their indices j, ascending).
     """
 
     indptr: np.ndarray
@@ -128,6 +132,10 @@ class Columns(NamedTuple):
     hist_codes: np.ndarray
     hist_start: np.ndarray
     hist_values: np.ndarray
+    indicator_index: np.ndarray
+    indicator_value: np.ndarray
+    indicator_indptr: np.ndarray
+    indicator_features: np.ndarray
 
 
 class Rows(NamedTuple):

@@ -1,0 +1,211 @@
+"""Indicator features: their per-node sums by rows, and by subtraction from the parent's.
+
+An *indicator feature* (``apsplit.newton.NewtonData`` marks them:
+``Columns.indicator_index``) is a numeric column feature whose present entries
+all hold one float v, such as a sparse one-hot or binary column (every column
+of a8a and agaricus).  No value changes inside a node, so the column scan
+(``newton_split.scan_feature``, its backward pass) considers one candidate
+per node: every present row right and the missing rows left (default left,
+values (-inf, v)), when the node has both.  Its side's sums are those of the
+node's present rows, added in the backward pass's order, descending rows (the
+column holds them by row: one value).  That sum per (node, feature) is all a
+level needs of the feature.
+
+``level_sums`` gets it with sibling subtraction, as histogram methods do.  A
+split node's two children share its present rows, so the child with fewer
+rows is *summed*: one pass over its rows (descending, the scan's order), each
+adding (g, h, [h > 0], 1) to every indicator feature it holds, read from the
+features' row-major copy (``Columns.indicator_indptr``/``indicator_features``).
+The other child is *derived*: its parent's sums minus the summed child's.  A
+level then costs the summed children's entries, at most half of the open
+rows' (the root's level sums all), against every open entry for the column
+scan (measured on a8a, one thread: 0.88 ms for one level's column passes,
+0.47 ms for the rows of half the nodes).
+
+Why the trees are the column scan's.  A summed node's sums are the scan's
+additions in the scan's order: the same floats.  A derived node's counts are
+integers, exact; its G and H differ from the scan's by rounding, a few ulps of
+the parent's sum of |g| (resp. h).  The candidate's gain moves by as much
+(measured: 1e-14 relative at most), against a tie window (``Level.tie``) of
+1e-10 of the node's squared sum of |g|: only a gain within a few ulps of
+beating another feature's by exactly the window, or a hessian sum within a few
+ulps of ``min_child_weight``, can come out the other way, the measure-zero
+events the histogram path (``newton_hist``) documents.  The second is not rare
+in tests (a child holding one row of h = min_child_weight), so a derived sum
+that close to it is recomputed from the column (``scan_indicator``).  With dyadic
+statistics (the tests) every sum is exact, the subtraction too, and the trees
+are the scan's to the bit.  A derived node's recorded gain (the tree's
+``gain``, XGBoost's ``loss_chg``) keeps that rounding: recomputing it in the
+column's order, as ``newton_hist`` does, took a pass over the open rows per
+level, a fifth of a fit on a8a (measured), for digits beyond XGBoost's float32.
+
+Threads: the rows' pass runs on lanes that each take a range of the indicator
+features, every lane reading every summed row, so that a (node, feature)'s
+additions, and hence the sums, do not depend on the number of lanes.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from .lanes import PRANGE_ONLY, lane_count
+from .newton_split import _record, split_gain
+
+
+class IndicatorSums(NamedTuple):
+    """Per (slot, indicator feature): the sums of the slot's present rows."""
+
+    grad: np.ndarray     # (m, J)
+    hess: np.ndarray
+    n_pos: np.ndarray    # rows with h > 0
+    n_rows: np.ndarray
+    summed: np.ndarray   # (m,) the slot's sums were added from its rows (else derived)
+
+
+@njit(cache=True)
+def no_sums(n_indicators):
+    """The sums of an empty level (before the root's)."""
+    return IndicatorSums(np.zeros((0, n_indicators)), np.zeros((0, n_indicators)),
+                         np.zeros((0, n_indicators), np.int64),
+                         np.zeros((0, n_indicators), np.int64), np.zeros(0, np.bool_))
+
+
+@njit(cache=True)
+def _sum_range(first, stop, summed, active, position, gh, indptr, features, grad, hess, n_pos,
+               n_rows):
+    """Add every summed row's (g, h, [h > 0], 1) to its slot's sums of the indicator
+    features j in ``first:stop`` it holds, the rows in descending order (arrays out of the
+    tuples: ``newton_moves``' note)."""
+    for p in range(active.shape[0] - 1, -1, -1):  # descending rows: the backward pass's order
+        r = active[p]
+        s = position[r]
+        if not summed[s]:
+            continue
+        g = gh[r, 0]
+        h = gh[r, 1]
+        positive = h > 0.0
+        e = indptr[r]
+        end = indptr[r + 1]
+        while e < end and features[e] < first:
+            e += 1
+        while e < end and features[e] < stop:
+            j = features[e]
+            grad[s, j] += g
+            hess[s, j] += h
+            n_pos[s, j] += positive
+            n_rows[s, j] += 1
+            e += 1
+
+
+@njit(cache=True, parallel=PRANGE_ONLY)
+def level_sums(cols, gh, position, active, level_rows, parent, child_slot, n_threads):
+    """The level's ``IndicatorSums``: ``level_rows`` its slots' row counts, ``parent`` the
+    previous level's sums (``no_sums`` at the root) and ``child_slot`` its slots' left
+    child's slot (-1: not split; the right child's is next).  ``active``: the open rows,
+    ascending; ``position``: their slots.
+
+    The rows' pass runs on up to ``n_threads`` lanes, each for a range of the indicator
+    features (cut at equal shares of their entries in ``cols``), every lane reading
+    every summed row: a (slot, feature)'s additions, and so its sums, are the same for
+    any number of lanes."""
+    m = level_rows.shape[0]
+    J = cols.indicator_value.shape[0]
+    summed = np.ones(m, np.bool_)
+    for s in range(child_slot.shape[0]):
+        c = child_slot[s]
+        if c >= 0:
+            summed[c] = level_rows[c] <= level_rows[c + 1]
+            summed[c + 1] = not summed[c]
+    sums = IndicatorSums(np.zeros((m, J)), np.zeros((m, J)), np.zeros((m, J), np.int64),
+                         np.zeros((m, J), np.int64), summed)
+    grad, hess, n_pos, n_rows = sums.grad, sums.hess, sums.n_pos, sums.n_rows
+    indptr, features = cols.indicator_indptr, cols.indicator_features
+    summed_rows = 0
+    for s in range(m):
+        summed_rows += level_rows[s] if summed[s] else 0
+    n = indptr.shape[0] - 1
+    lanes = lane_count(n_threads, J, features.shape[0] * summed_rows // max(n, 1))
+    if lanes == 1:
+        _sum_range(0, J, summed, active, position, gh, indptr, features, grad, hess, n_pos,
+                   n_rows)
+    else:
+        cut = _feature_shares(cols, lanes)
+        for t in prange(lanes):
+            lane = np.int64(t)  # prange's index is unsigned
+            _sum_range(cut[lane], cut[lane + 1], summed, active, position, gh, indptr,
+                       features, grad, hess, n_pos, n_rows)
+    for s in range(child_slot.shape[0]):
+        c = child_slot[s]
+        if c < 0:
+            continue
+        added, derived = (c, c + 1) if summed[c] else (c + 1, c)
+        for j in range(J):
+            grad[derived, j] = parent.grad[s, j] - grad[added, j]
+            hess[derived, j] = parent.hess[s, j] - hess[added, j]
+            n_pos[derived, j] = parent.n_pos[s, j] - n_pos[added, j]
+            n_rows[derived, j] = parent.n_rows[s, j] - n_rows[added, j]
+    return sums
+
+
+@njit(cache=True)
+def _feature_shares(cols, lanes):
+    """Cuts 0 = c_0 <= ... <= c_lanes = J of the indicator features, lane i taking
+    ``c_i:c_{i+1}``: about equal shares of their entries in ``cols``."""
+    J = cols.indicator_value.shape[0]
+    entries = np.zeros(J + 1, np.int64)  # entries of the features before j
+    for f in range(cols.indicator_index.shape[0]):
+        j = cols.indicator_index[f]
+        if j >= 0:
+            entries[j + 1] = cols.indptr[f + 1] - cols.indptr[f]
+    for j in range(J):
+        entries[j + 1] += entries[j]
+    cut = np.empty(lanes + 1, np.int64)
+    for i in range(lanes + 1):
+        cut[i] = np.searchsorted(entries, entries[J] * i // lanes)
+    cut[0] = 0
+    cut[lanes] = J
+    return cut
+
+
+MIN_CHILD_BAND = 1e-9  # derived sums this close to min_child_weight (x the node's H): rescanned
+
+
+@njit(inline='always')
+def scan_indicator(cols, rows, sums, f, level, best, params, score, allowed):
+    """The candidate of indicator feature ``f`` (present rows right, missing left) in every
+    slot that may split on it (``allowed[s]``) and holds both, kept in ``best`` by
+    ``newton_split._record``'s rule: the column scan's candidate, in its place.
+
+    A derived slot whose side's hessian sum, or the other side's, lies within
+    ``MIN_CHILD_BAND`` of the node's hessian sum from ``min_child_weight`` takes its sums
+    from the column instead (``column_sums``, the scan's additions): there the rounding of
+    the subtraction could decide the admissibility."""
+    j = cols.indicator_index[f]
+    v = cols.indicator_value[j]
+    mcw = params.min_child_weight
+    for s in range(level.grad.shape[0]):
+        n = sums.n_rows[s, j]
+        if not (allowed[s] and n > 0 and n < level.n_rows[s]):
+            continue
+        G, H, n_pos = sums.grad[s, j], sums.hess[s, j], sums.n_pos[s, j]
+        band = MIN_CHILD_BAND * level.hess[s]
+        if not sums.summed[s] and (abs(H - mcw) <= band or abs(level.hess[s] - H - mcw) <= band):
+            G, H = column_sums(cols, rows, f, s)
+        gain = split_gain(level, s, G, H, n_pos, params, score)
+        _record(best, level, s, gain, f, True, -np.inf, v)
+
+
+@njit(cache=True)
+def column_sums(cols, rows, f, s):
+    """(G, H) of slot ``s``'s present rows of feature ``f``, added in the column scan's
+    backward order."""
+    col_rows, gh, position = cols.rows, rows.gh, rows.position
+    G = 0.0
+    H = 0.0
+    for e in range(cols.indptr[f + 1] - 1, cols.indptr[f] - 1, -1):
+        r = col_rows[e]
+        if position[r] == s:
+            G += gh[r, 0]
+            H += gh[r, 1]
+    return G, H
