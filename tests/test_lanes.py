@@ -27,7 +27,7 @@ def test_every_parallel_kernel_parallelises_only_its_prange():
     parallel = {name: d.targetoptions["parallel"] for name, d in _dispatchers()
                 if d.targetoptions.get("parallel")}
     assert {"coarse.build_dense", "refine.refine_survivors", "newton_hist.accumulate",
-            "newton_moves.move_rows", "newton_indicator.level_sums"} <= set(parallel)
+            "newton_moves.move_rows"} <= set(parallel)
     grower = newton_grow.grow_newton.py_func.__globals__
     for name in ("scan_batch", "scan_bins_batch"):
         parallel[f"grow_newton's {name}"] = grower[name].targetoptions["parallel"]

@@ -114,13 +114,11 @@ def _numpy_sums(X_present, gh, position, m):
     return grad, hess, n_pos, n_rows
 
 
-@pytest.mark.parametrize("n_threads", [1, 2])
-def test_level_sums_add_the_smaller_child_and_subtract_the_other(n_threads):
-    """Slot by slot against numpy, on one lane and on two (the rows hold enough entries for
-    two lanes): a summed child's sums are the scan's to the bit, a derived child's within
-    rounding, and every count exact; the root level sums every slot."""
+def test_level_sums_add_the_smaller_child_and_subtract_the_other():
+    """Slot by slot against numpy: a summed child's sums are the scan's to the bit, a derived
+    child's within rounding, and every count exact; the root level sums every slot."""
     rng = np.random.default_rng(7)
-    n, J = 30000, 6
+    n, J = 3000, 6
     present = rng.random((n, J)) < np.array([0.05, 0.3, 0.5, 0.9, 0.02, 0.7])
     X = sp.csr_matrix(np.where(present, 1.0, 0.0))  # the zeros absent: missing
     cols = NewtonData(X, histogram_density=None).columns()
@@ -130,7 +128,7 @@ def test_level_sums_add_the_smaller_child_and_subtract_the_other(n_threads):
     parent_position = np.full(n, -1, np.int32)
     parent_position[active] = rng.integers(0, 2, active.size)
     parent = level_sums(cols, gh, parent_position, active, np.bincount(
-        parent_position[active], minlength=2), no_sums(J), np.zeros(0, np.int64), n_threads)
+        parent_position[active], minlength=2), no_sums(J), np.zeros(0, np.int64))
     # the previous level (2 slots, no parent given: both summed)
     ref = _numpy_sums(present, gh, parent_position, 2)
     for got, want in zip(parent[:4], ref):
@@ -140,7 +138,7 @@ def test_level_sums_add_the_smaller_child_and_subtract_the_other(n_threads):
     position = np.where(parent_position == 0, rng.integers(0, 2, n), -1).astype(np.int32)
     open_rows = np.flatnonzero(position >= 0)
     level_rows = np.bincount(position[open_rows], minlength=2)
-    sums = level_sums(cols, gh, position, open_rows, level_rows, parent, child_slot, n_threads)
+    sums = level_sums(cols, gh, position, open_rows, level_rows, parent, child_slot)
     assert isinstance(sums, IndicatorSums)
     small = int(np.argmin(level_rows))
     assert sums.summed.tolist() == [small == 0, small == 1]

@@ -12,8 +12,8 @@ from numba import njit
 
 import apsplit
 from apsplit.adapters import DMatrix, train
-from apsplit.kernels import (coarse, lanes, newton_grow, newton_hist, newton_indicator,
-                             newton_moves, newton_parallel)
+from apsplit.kernels import (coarse, lanes, newton_grow, newton_hist, newton_moves,
+                             newton_parallel)
 from apsplit.kernels.newton_split import Rows, make_level
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_forest, grow_newton_tree
 from apsplit.validation import check_threads as thread_count
@@ -186,10 +186,6 @@ def test_the_parallel_loops_are_parallel():
     tree = newton_grow._new_tree(3, n, 0)
     assert _has_parallel_loop(newton_moves.move_rows, tree, cols, np.arange(n), position,
                               position.copy(), np.array([0, -1]), np.arange(2), np.array([0]), 2)
-    one_hot = NewtonData(np.where(X[:, 2:] > 4, 1.0, np.nan), histogram_density=None).columns()
-    assert _has_parallel_loop(newton_indicator.level_sums, one_hot, gh, position, np.arange(n),
-                              np.array([n // 2, n - n // 2]), newton_indicator.no_sums(2),
-                              np.zeros(0, np.int64), 2)
     bins = apsplit.Dataset(X).coarse_bins()
     assert _has_parallel_loop(coarse.build_dense, bins, np.arange(4), np.arange(n),
                               np.ones(n), np.zeros(n, np.int64), coarse.new_histogram(bins, 2), 2)

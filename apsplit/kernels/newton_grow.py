@@ -327,8 +327,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
         if depth == params.max_depth:
             break
         if use_indicators:
-            sums = level_sums(cols, gh, position, active, level.n_rows, sums, child_slot,
-                              params.n_threads)
+            sums = level_sums(cols, gh, position, active, level.n_rows, sums, child_slot)
         best = make_best(m)
         every_slot = np.ones(m, np.bool_)
         sets = new_category_sets(level.n_rows, n_categories)

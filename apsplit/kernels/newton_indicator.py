@@ -19,8 +19,8 @@ features' row-major copy (``Columns.indicator_indptr``/``indicator_features``).
 The other child is *derived*: its parent's sums minus the summed child's.  A
 level then costs the summed children's entries, at most half of the open
 rows' (the root's level sums all), against every open entry for the column
-scan (measured on a8a, one thread: 0.88 ms for one level's column passes,
-0.47 ms for the rows of half the nodes).
+scan (a one-off loop on a8a's rows, one thread: 0.88 ms for one level's column
+passes, 0.47 ms for the rows of half the nodes).
 
 Why the trees are the column scan's.  A summed node's sums are the scan's
 additions in the scan's order: the same floats.  A derived node's counts are
@@ -39,17 +39,18 @@ are the scan's to the bit.  A derived node's recorded gain (the tree's
 column's order, as ``newton_hist`` does, took a pass over the open rows per
 level, a fifth of a fit on a8a (measured), for digits beyond XGBoost's float32.
 
-Threads: the rows' pass runs on lanes that each take a range of the indicator
-features, every lane reading every summed row, so that a (node, feature)'s
-additions, and hence the sums, do not depend on the number of lanes.
+Threads: the rows' pass stays on the caller's thread.  Lanes by rows would add
+a (node, feature)'s rows in another order per thread count; lanes by ranges of
+the features each read every summed row, and two of them took 1.16x one
+lane's time on a8a's root level (4x while they wrote one slot's sums side by
+side, sharing cache lines; a one-off loop, not kept).
 """
 
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from .lanes import PRANGE_ONLY, lane_count
 from .newton_split import _record, split_gain
 
 
@@ -72,43 +73,11 @@ def no_sums(n_indicators):
 
 
 @njit(cache=True)
-def _sum_range(first, stop, summed, active, position, gh, indptr, features, grad, hess, n_pos,
-               n_rows):
-    """Add every summed row's (g, h, [h > 0], 1) to its slot's sums of the indicator
-    features j in ``first:stop`` it holds, the rows in descending order (arrays out of the
-    tuples: ``newton_moves``' note)."""
-    for p in range(active.shape[0] - 1, -1, -1):  # descending rows: the backward pass's order
-        r = active[p]
-        s = position[r]
-        if not summed[s]:
-            continue
-        g = gh[r, 0]
-        h = gh[r, 1]
-        positive = h > 0.0
-        e = indptr[r]
-        end = indptr[r + 1]
-        while e < end and features[e] < first:
-            e += 1
-        while e < end and features[e] < stop:
-            j = features[e]
-            grad[s, j] += g
-            hess[s, j] += h
-            n_pos[s, j] += positive
-            n_rows[s, j] += 1
-            e += 1
-
-
-@njit(cache=True, parallel=PRANGE_ONLY)
-def level_sums(cols, gh, position, active, level_rows, parent, child_slot, n_threads):
+def level_sums(cols, gh, position, active, level_rows, parent, child_slot):
     """The level's ``IndicatorSums``: ``level_rows`` its slots' row counts, ``parent`` the
     previous level's sums (``no_sums`` at the root) and ``child_slot`` its slots' left
     child's slot (-1: not split; the right child's is next).  ``active``: the open rows,
-    ascending; ``position``: their slots.
-
-    The rows' pass runs on up to ``n_threads`` lanes, each for a range of the indicator
-    features (cut at equal shares of their entries in ``cols``), every lane reading
-    every summed row: a (slot, feature)'s additions, and so its sums, are the same for
-    any number of lanes."""
+    ascending; ``position``: their slots.  On the caller's thread (the module docstring)."""
     m = level_rows.shape[0]
     J = cols.indicator_value.shape[0]
     summed = np.ones(m, np.bool_)
@@ -121,20 +90,20 @@ def level_sums(cols, gh, position, active, level_rows, parent, child_slot, n_thr
                          np.zeros((m, J), np.int64), summed)
     grad, hess, n_pos, n_rows = sums.grad, sums.hess, sums.n_pos, sums.n_rows
     indptr, features = cols.indicator_indptr, cols.indicator_features
-    summed_rows = 0
-    for s in range(m):
-        summed_rows += level_rows[s] if summed[s] else 0
-    n = indptr.shape[0] - 1
-    lanes = lane_count(n_threads, J, features.shape[0] * summed_rows // max(n, 1))
-    if lanes == 1:
-        _sum_range(0, J, summed, active, position, gh, indptr, features, grad, hess, n_pos,
-                   n_rows)
-    else:
-        cut = _feature_shares(cols, lanes)
-        for t in prange(lanes):
-            lane = np.int64(t)  # prange's index is unsigned
-            _sum_range(cut[lane], cut[lane + 1], summed, active, position, gh, indptr,
-                       features, grad, hess, n_pos, n_rows)
+    for p in range(active.shape[0] - 1, -1, -1):  # descending rows: the backward pass's order
+        r = active[p]
+        s = position[r]
+        if not summed[s]:
+            continue
+        g = gh[r, 0]
+        h = gh[r, 1]
+        positive = h > 0.0
+        for e in range(indptr[r], indptr[r + 1]):
+            j = features[e]
+            grad[s, j] += g
+            hess[s, j] += h
+            n_pos[s, j] += positive
+            n_rows[s, j] += 1
     for s in range(child_slot.shape[0]):
         c = child_slot[s]
         if c < 0:
@@ -146,26 +115,6 @@ def level_sums(cols, gh, position, active, level_rows, parent, child_slot, n_thr
             n_pos[derived, j] = parent.n_pos[s, j] - n_pos[added, j]
             n_rows[derived, j] = parent.n_rows[s, j] - n_rows[added, j]
     return sums
-
-
-@njit(cache=True)
-def _feature_shares(cols, lanes):
-    """Cuts 0 = c_0 <= ... <= c_lanes = J of the indicator features, lane i taking
-    ``c_i:c_{i+1}``: about equal shares of their entries in ``cols``."""
-    J = cols.indicator_value.shape[0]
-    entries = np.zeros(J + 1, np.int64)  # entries of the features before j
-    for f in range(cols.indicator_index.shape[0]):
-        j = cols.indicator_index[f]
-        if j >= 0:
-            entries[j + 1] = cols.indptr[f + 1] - cols.indptr[f]
-    for j in range(J):
-        entries[j + 1] += entries[j]
-    cut = np.empty(lanes + 1, np.int64)
-    for i in range(lanes + 1):
-        cut[i] = np.searchsorted(entries, entries[J] * i // lanes)
-    cut[0] = 0
-    cut[lanes] = J
-    return cut
 
 
 MIN_CHILD_BAND = 1e-9  # derived sums this close to min_child_weight (x the node's H): rescanned
