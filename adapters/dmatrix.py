@@ -31,6 +31,17 @@ def _is_dataframe(X):
     return type(X).__name__ == "DataFrame" and hasattr(X, "dtypes") and hasattr(X, "columns")
 
 
+def pandas_module():
+    """pandas, for a DataFrame's dtypes; an ImportError naming the extra if it is missing
+    (another library's DataFrame, pandas not installed)."""
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError('reading a DataFrame needs pandas, which is not installed: '
+                          'pip install "apsplit[pandas]"') from None
+    return pandas
+
+
 _NUMERIC_TYPES = ("q", "float", "int", "i")
 
 
@@ -38,7 +49,7 @@ def _from_dataframe(df, enable_categorical=True):
     """(values, column names, feature types) of a pandas DataFrame: a ``category`` column
     gives its codes (-1, pandas' missing, as NaN) and the type "c", the others "q"; text
     columns refused, and categorical ones when ``enable_categorical`` is False."""
-    import pandas as pd  # only reached with a DataFrame, so pandas is there
+    pd = pandas_module()
     values = np.empty(df.shape, dtype=np.float64)
     types = []
     for j, (name, dtype) in enumerate(df.dtypes.items()):

@@ -47,7 +47,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .boosting import AdaBoost, LazyBoost, WeightTrimmingBoost, class_codes
-from .dmatrix import DMatrix
+from .dmatrix import DMatrix, _is_dataframe, pandas_module
 from .export import Exportable, proba_booster
 from .sampling import from_params
 from .objectives import sklearn_objective
@@ -547,9 +547,9 @@ class _GradientBoosting(Exportable, BaseEstimator):
 
 def _dtype_categories(X):
     """{column position: categories} of a DataFrame's ``category`` columns ({} otherwise)."""
-    if type(X).__name__ != "DataFrame" or not hasattr(X, "dtypes"):
+    if not _is_dataframe(X):
         return {}
-    import pandas as pd
+    pd = pandas_module()
     return {j: dtype.categories for j, dtype in enumerate(X.dtypes)
             if isinstance(dtype, pd.CategoricalDtype)}
 
@@ -557,7 +557,7 @@ def _dtype_categories(X):
 def _category_codes(X, categories):
     """X with its category columns replaced by their codes among ``categories`` (float,
     NaN for missing values and values outside them)."""
-    if not categories or type(X).__name__ != "DataFrame":
+    if not categories or not _is_dataframe(X):
         return X
     X = X.copy()
     for j, cats in categories.items():

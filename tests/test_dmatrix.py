@@ -2,6 +2,7 @@
 meta-data getters, and clear errors for bad input."""
 
 import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -117,3 +118,20 @@ def test_slice_and_counts():
     assert part.num_row() == 2 and part.get_label().tolist() == [2, 0]
     assert part.get_weight().tolist() == [3, 1] and np.isnan(part.data[0, 0])
     assert DMatrix(sp.csr_matrix(np.eye(3))).slice([1]).num_nonmissing() == 1
+
+
+def test_a_dataframe_without_pandas_names_the_extra(monkeypatch):
+    """Another library's DataFrame (the same type name) with pandas missing: an ImportError
+    that says what to install, from DMatrix and from the estimators' dtype check."""
+    from apsplit.adapters.sklearn import _dtype_categories
+
+    class DataFrame:  # a stand-in with a DataFrame's type name and attributes
+        dtypes = {}
+        columns = []
+        shape = (0, 0)
+
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now raises ImportError
+    with pytest.raises(ImportError, match=r'pip install "apsplit\[pandas\]"'):
+        DMatrix(DataFrame())
+    with pytest.raises(ImportError, match=r'pip install "apsplit\[pandas\]"'):
+        _dtype_categories(DataFrame())
