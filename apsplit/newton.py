@@ -312,8 +312,11 @@ class NewtonData:
         self.categorical = categorical_mask(categorical, K)
         for k in np.flatnonzero(self.categorical):
             check_codes(self.values[lo[k]:hi[k]], k)
-        self._histogram_features(_check_density(histogram_density))
-        self._indicator_features(constant & nonempty, indicators)
+        # 0.0 and -0.0 are one value to the scan but two floats: a feature holding both keeps
+        # the column scan, which reports the float of the rows it meets
+        mixed_zeros = self._mixed_zeros()
+        self._histogram_features(_check_density(histogram_density), mixed_zeros)
+        self._indicator_features(constant & nonempty & ~mixed_zeros, indicators)
         self._columns = self._kernel_columns()
         self._ranks = None
 
@@ -338,7 +341,7 @@ class NewtonData:
         first[self.n_present > 0] = distinct[starts]
         return new, distinct - first[col], col
 
-    def _histogram_features(self, density):
+    def _histogram_features(self, density, mixed_zeros):
         """Choose the histogram features (``histogram_density``) and build their codes:
         ``hist_index`` (feature -> column of ``hist_codes``, -1: none), ``hist_codes``,
         ``hist_start``/``hist_values`` (each one's distinct values ascending)."""
@@ -346,7 +349,7 @@ class NewtonData:
         new, rank, col = self._distinct()
         n_distinct = np.bincount(col[new], minlength=K)
         chosen = np.zeros(K, bool) if density is None else (
-            ~self.categorical & ~self._mixed_zeros() & (n_distinct <= newton_hist.MAX_BINS)
+            ~self.categorical & ~mixed_zeros & (n_distinct <= newton_hist.MAX_BINS)
             & (self.n_present >= density * n))
         features = np.flatnonzero(chosen)
         self.hist_index = np.full(K, -1, np.int64)
@@ -363,9 +366,7 @@ class NewtonData:
             self.hist_codes[self.rows[lo:hi], j] = rank[lo:hi]
 
     def _mixed_zeros(self):
-        """Per feature: it holds both 0.0 and -0.0.  They are one value to the scan but two
-        floats: such a feature keeps the column scan, which reports the float of the rows
-        it meets."""
+        """Per feature: it holds both 0.0 and -0.0."""
         K = self.n_features
         col = np.repeat(np.arange(K), self.n_present)
         zero = self.values == 0.0
@@ -378,7 +379,7 @@ class NewtonData:
         ``indicator_index`` (feature -> j, -1: none), ``indicator_value`` (per j),
         ``indicator_indptr``/``indicator_entries`` (per row, its indicator features' j,
         ascending)."""
-        chosen = (one_value & ~self.categorical & (self.hist_index < 0) & ~self._mixed_zeros()
+        chosen = (one_value & ~self.categorical & (self.hist_index < 0)
                   if enabled else np.zeros(self.n_features, bool))
         features = np.flatnonzero(chosen)
         self.indicator_index = np.full(self.n_features, -1, np.int64)

@@ -75,6 +75,24 @@ def test_float_gradients_grow_the_same_splits(problem, p):
     np.testing.assert_allclose(tree.gain, ref.gain, rtol=1e-12, atol=1e-13 * scale)
 
 
+@pytest.mark.parametrize("seed", range(16, 20))
+def test_a_derived_sum_at_min_child_weight_is_taken_from_the_column(seed):
+    """Hessians of a few float values, min_child_weight among them: with seed 18 a derived
+    child's hessian sum is min_child_weight exactly in the column's additions and rounds
+    below it by subtraction (found by hypothesis), so the two paths split differently
+    unless such a sum is taken from the column (``MIN_CHILD_BAND``)."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    X = np.where(rng.random((n, 4)) < rng.uniform(0.2, 0.9, 4), 1.0, np.nan)
+    g = rng.normal(size=n)
+    h = rng.choice([0.5, 0.001, 6.14304912, 10.0, 0.0, 0.1, 0.7], n)
+    p = NewtonParams(max_depth=3, reg_lambda=0.0, min_child_weight=0.5)
+    tree, ref = _trees((X, g, h, None, None, None), p)
+    for name in STRUCTURE:
+        x, y = getattr(tree, name), getattr(ref, name)
+        assert np.array_equal(x, y, equal_nan=x.dtype.kind == "f"), name
+
+
 def test_the_rule_chooses_one_value_numeric_column_features():
     n = 40
     rng = np.random.default_rng(3)
@@ -93,7 +111,7 @@ def test_the_rule_chooses_one_value_numeric_column_features():
     cols = data.columns()
     np.testing.assert_array_equal(cols.indicator_value, [1.0, 2.0, 0.0])
     for i in range(n):  # every row lists its indicator features' j, ascending
-        held = cols.indicator_features[cols.indicator_indptr[i]:cols.indicator_indptr[i + 1]]
+        held = cols.indicator_entries[cols.indicator_indptr[i]:cols.indicator_indptr[i + 1]]
         np.testing.assert_array_equal(held, np.flatnonzero(~np.isnan(X[i, [0, 1, 6]])))
 
 

@@ -266,7 +266,7 @@ def compact_columns(cols, position, features, private):
         indptr[f + 1] = k
     return Columns(indptr, out_rows, out_values, cols.forward, cols.categorical, cols.hist_index,
                    cols.hist_codes, cols.hist_start, cols.hist_values, cols.indicator_index,
-                   cols.indicator_value, cols.indicator_indptr, cols.indicator_features)
+                   cols.indicator_value, cols.indicator_indptr, cols.indicator_entries)
 
 
 def _grow(cols, gh, root_rows, features, params, draw):

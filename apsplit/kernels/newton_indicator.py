@@ -15,7 +15,7 @@ level needs of the feature.
 split node's two children share its present rows, so the child with fewer
 rows is *summed*: one pass over its rows (descending, the scan's order), each
 adding (g, h, [h > 0], 1) to every indicator feature it holds, read from the
-features' row-major copy (``Columns.indicator_indptr``/``indicator_features``).
+features' row-major copy (``Columns.indicator_indptr``/``indicator_entries``).
 The other child is *derived*: its parent's sums minus the summed child's.  A
 level then costs the summed children's entries, at most half of the open
 rows' (the root's level sums all), against every open entry for the column
@@ -26,7 +26,7 @@ Why the trees are the column scan's.  A summed node's sums are the scan's
 additions in the scan's order: the same floats.  A derived node's counts are
 integers, exact; its G and H differ from the scan's by rounding, a few ulps of
 the parent's sum of |g| (resp. h).  The candidate's gain moves by as much
-(measured: 1e-14 relative at most), against a tie window (``Level.tie``) of
+(tests/test_newton_indicator.py bounds it by 1e-12 relative), against a tie window (``Level.tie``) of
 1e-10 of the node's squared sum of |g|: only a gain within a few ulps of
 beating another feature's by exactly the window, or a hessian sum within a few
 ulps of ``min_child_weight``, can come out the other way, the measure-zero
@@ -37,7 +37,8 @@ statistics (the tests) every sum is exact, the subtraction too, and the trees
 are the scan's to the bit.  A derived node's recorded gain (the tree's
 ``gain``, XGBoost's ``loss_chg``) keeps that rounding: recomputing it in the
 column's order, as ``newton_hist`` does, took a pass over the open rows per
-level, a fifth of a fit on a8a (measured), for digits beyond XGBoost's float32.
+level, a fifth of a fit on a8a (a version that did, not kept), for digits beyond
+XGBoost's float32.
 
 Threads: the rows' pass stays on the caller's thread.  Lanes by rows would add
 a (node, feature)'s rows in another order per thread count; lanes by ranges of
@@ -89,7 +90,7 @@ def level_sums(cols, gh, position, active, level_rows, parent, child_slot):
     sums = IndicatorSums(np.zeros((m, J)), np.zeros((m, J)), np.zeros((m, J), np.int64),
                          np.zeros((m, J), np.int64), summed)
     grad, hess, n_pos, n_rows = sums.grad, sums.hess, sums.n_pos, sums.n_rows
-    indptr, features = cols.indicator_indptr, cols.indicator_features
+    indptr, features = cols.indicator_indptr, cols.indicator_entries
     for p in range(active.shape[0] - 1, -1, -1):  # descending rows: the backward pass's order
         r = active[p]
         s = position[r]

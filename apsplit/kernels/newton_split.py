@@ -119,7 +119,7 @@ class Columns(NamedTuple):
     ``hist_values[hist_start[j]:hist_start[j + 1]]`` (j = ``hist_index[f]``).
     ``indicator_index[f]`` >= 0: f is an indicator feature (``newton_indicator``), j =
     ``indicator_index[f]``, its one present value ``indicator_value[j]``; row i holds
-    the indicator features ``indicator_features[indicator_indptr[i]:indicator_indptr[i +
+    the indicator features ``indicator_entries[indicator_indptr[i]:indicator_indptr[i +
     1]]`` (their indices j, ascending).
     """
 
@@ -135,7 +135,7 @@ class Columns(NamedTuple):
     indicator_index: np.ndarray
     indicator_value: np.ndarray
     indicator_indptr: np.ndarray
-    indicator_features: np.ndarray
+    indicator_entries: np.ndarray
 
 
 class Rows(NamedTuple):
