@@ -227,8 +227,9 @@ def grow_from_problem(problem, finder, max_depth, return_leaves=False):
     C = problem.n_classes
     tree = Tree(C, ds.n_features, problem.criterion)
 
-    def class_weights(order):
-        return np.bincount(y[order], weights=w[order], minlength=C)
+    def class_weights(order):  # summed in index order, as the kernel's tree builder does
+        rows = np.sort(order)
+        return np.bincount(y[rows], weights=w[rows], minlength=C)
 
     root = tree._add(class_weights(problem.order), problem.order.size)
     stack = [(root, problem.order, 0)]

@@ -2,9 +2,11 @@
 
 ``grow`` is the tree builder of the built-in finders: it splits the nodes
 depth-first (left child first), one ``search.search`` per node, and keeps
-each node's rows as a contiguous segment of two arrays, one in weight order
-and one in index order; a child's segments are stable partitions of its
-parent's, so neither is ever sorted again.  The tree it
+each node's rows as a contiguous segment of two arrays, one in index order
+and, for the batched finders (quick, adaptive), one in weight order; a
+child's segments are stable partitions of its parent's, so neither is ever
+sorted again.  A node's class weights are summed in index order, whatever
+the finder, so every finder's tree holds the same values.  The tree it
 returns is flat parallel arrays (``apsplit.tree.Tree``).
 
 ``apply_rows`` gives the leaf of every row of the binned Dataset (codes) or
@@ -193,7 +195,7 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
     cat_end = np.zeros(cap, np.int64)
     cat_codes = np.empty(16, np.int64)
     n_cat_codes = 0
-    by_weight = task.order.copy()
+    by_weight = task.order.copy() if method != EXHAUSTIVE else task.order
     by_index = task.index_order.copy()
     n_rows = data.csr_indptr.shape[0] - 1 if is_sparse else data.codes.shape[1]
     spare = np.empty(n, np.int64)
@@ -201,8 +203,8 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
     no_mask = np.zeros(0, np.uint8)
     no_values = np.zeros(0)
     stack = np.empty((cap, 4), np.int64)  # node, start, end, depth
-    segment = np.zeros((cap, 2), np.int64)  # each node's rows: by_weight[start:end]
-    _class_weights(by_weight, w, y, value[0])
+    segment = np.zeros((cap, 2), np.int64)  # each node's rows: by_index[start:end]
+    _class_weights(by_index, w, y, value[0])
     n_samples[0] = n
     prefiltered = method == EXHAUSTIVE
     n_slots = min(max_depth + 1, 8) if prefiltered else 0
@@ -228,7 +230,9 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
             continue
         seg_w = by_weight[start:end]
         seg_i = by_index[start:end]
-        here = Task(seg_w, seg_i, w, y, C, feats, task.crit, task.bounds, min_leaf)
+        # the exhaustive search reads no weight order: its rows' order is the index order
+        here = Task(seg_i if method == EXHAUSTIVE else seg_w, seg_i, w, y, C, feats, task.crit,
+                    task.bounds, min_leaf)
         if prefiltered and not cs.pays(coarse, bin_offsets, feats, end - start):
             if slot_of[node] >= 0:  # nor will it below: the plain search from here down
                 free.append(slot_of[node])
@@ -275,9 +279,9 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
             for e in range(csc_indptr[k], csc_indptr[k + 1]):
                 rowcode[csc_rows[e]] = csc_codes[e]
         cut = Cut(k, r, cat_mask, rowcode)
-        n_left = _split_rows(data, seg_w, cut, spare, w, y, value[left], value[right])
-        if depth + 1 < max_depth:  # the children will be searched: they need both orders
-            _split_rows(data, seg_i, cut, spare, w, y, no_values, no_values)
+        n_left = _split_rows(data, seg_i, cut, spare, w, y, value[left], value[right])
+        if method != EXHAUSTIVE and depth + 1 < max_depth:  # the children's batches
+            _split_rows(data, seg_w, cut, spare, w, y, no_values, no_values)
         if is_sparse:
             for e in range(csc_indptr[k], csc_indptr[k + 1]):
                 rowcode[csc_rows[e]] = -1
@@ -296,7 +300,7 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
     for node in range(n_nodes):
         if feature[node] == LEAF:
             for p in range(segment[node, 0], segment[node, 1]):
-                leaf_of[by_weight[p]] = node
+                leaf_of[by_index[p]] = node
     return Grown(feature[:n_nodes], threshold[:n_nodes], left_rank[:n_nodes],
                  children_left[:n_nodes], children_right[:n_nodes], value[:n_nodes],
                  n_samples[:n_nodes], assessments[:n_nodes], cat_start[:n_nodes],
