@@ -110,3 +110,12 @@ def test_progress_bar_without_tqdm_names_the_extra(monkeypatch):
         c.after_iteration(m, i)
     c.after_training(m)
     assert 'pip install "apsplit[bench]"' in out.getvalue() and "round 2/2" in out.getvalue()
+
+
+def test_callbacks_are_checked_without_xgboost(monkeypatch):
+    """xgboost is optional: without it apsplit's callbacks are accepted and others refused."""
+    monkeypatch.setitem(sys.modules, "xgboost", None)  # import xgboost now raises ImportError
+    monkeypatch.setitem(sys.modules, "xgboost.callback", None)
+    assert len(CallbackContainer([ProgressBar(total=1, stream=io.StringIO())]).callbacks) == 1
+    with pytest.raises(TypeError, match="TrainingCallback"):
+        CallbackContainer([object()])

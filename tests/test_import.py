@@ -28,6 +28,8 @@ within ``(T + 1) * eps32 * (|base| + sum |leaf|)``: measured 5.0e-8 relative,
 0.08 of the bound.
 """
 
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -817,3 +819,11 @@ def test_pruned_nodes_and_leaf_only_trees():
     assert all(t.node_count == 1 for t in bst.trees)
     np.testing.assert_array_equal(bst.predict(Xo, output_margin=True),
                                   lb.predict(Xo, raw_score=True))
+
+
+def test_a_binary_model_without_xgboost_names_the_extra(monkeypatch):
+    """A UBJSON model is read through xgboost; without it the error says what to install."""
+    from apsplit.adapters.model_import import xgboost_document
+    monkeypatch.setitem(sys.modules, "xgboost", None)  # import xgboost now raises ImportError
+    with pytest.raises(ValueError, match=r'pip install "apsplit\[xgboost\]"'):
+        xgboost_document(b"{L\x00\x00\x00\x00\x00\x00\x00\x01U\x07learner")

@@ -1,0 +1,12 @@
+"""benchmarks.newton_engine (apsplit.experiments.newton_engine): its optional XGBoost part."""
+
+import sys
+
+from apsplit.experiments import newton_engine
+
+
+def test_the_xgboost_comparison_without_xgboost_names_the_extra(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "xgboost", None)  # import xgboost now raises ImportError
+    newton_engine.against_xgboost(1, 100)
+    assert 'skipped: xgboost is not installed (pip install "apsplit[xgboost]")' \
+        in capsys.readouterr().out
