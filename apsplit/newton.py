@@ -316,7 +316,7 @@ class NewtonData:
         # the column scan, which reports the float of the rows it meets
         mixed_zeros = self._mixed_zeros()
         self._histogram_features(_check_density(histogram_density), mixed_zeros)
-        self._indicator_features(constant & nonempty & ~mixed_zeros, indicators)
+        self._indicator_features(constant & ~mixed_zeros, indicators)
         self._columns = self._kernel_columns()
         self._ranks = None
 
@@ -325,6 +325,10 @@ class NewtonData:
                        self.hist_index, self.hist_codes, self.hist_start, self.hist_values,
                        self.indicator_index, self.indicator_value, self.indicator_indptr,
                        self.indicator_entries)
+
+    def _entry_features(self):
+        """The feature of every stored entry (the columns' layout)."""
+        return np.repeat(np.arange(self.n_features), self.n_present)
 
     def _distinct(self):
         """(new, rank, col): per stored entry, whether its value differs from the previous
@@ -336,7 +340,7 @@ class NewtonData:
         new[1:] = self.values[1:] != self.values[:-1]
         new[starts] = True
         distinct = np.cumsum(new) - 1
-        col = np.repeat(np.arange(K), self.n_present)
+        col = self._entry_features()
         first = np.zeros(K, np.int64)
         first[self.n_present > 0] = distinct[starts]
         return new, distinct - first[col], col
@@ -368,7 +372,7 @@ class NewtonData:
     def _mixed_zeros(self):
         """Per feature: it holds both 0.0 and -0.0."""
         K = self.n_features
-        col = np.repeat(np.arange(K), self.n_present)
+        col = self._entry_features()
         zero = self.values == 0.0
         signed = np.bincount(col[zero], weights=np.signbit(self.values[zero]), minlength=K)
         return (signed > 0) & (signed < np.bincount(col[zero], minlength=K))
@@ -385,9 +389,10 @@ class NewtonData:
         self.indicator_index = np.full(self.n_features, -1, np.int64)
         self.indicator_index[features] = np.arange(features.size)
         self.indicator_value = self.values[self.indptr[features]]
-        rows = np.concatenate([self.rows[self.indptr[f]:self.indptr[f + 1]] for f in features]
-                              + [np.empty(0, self.rows.dtype)])
-        local = np.repeat(np.arange(features.size, dtype=np.int32), self.n_present[features])
+        entry_feature = self._entry_features()
+        kept = chosen[entry_feature]
+        rows = self.rows[kept]
+        local = self.indicator_index[entry_feature[kept]].astype(np.int32)
         order = np.argsort(rows, kind="stable")  # by row, then j
         self.indicator_entries = local[order]
         self.indicator_indptr = np.zeros(self.n_rows + 1, np.int64)
