@@ -16,7 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .kernels.build import threshold_of
-from .kernels.coarse import MAX_COARSE, PAYS_VALUES_PER_BIN, CoarseBins, group_ranks
+from .kernels.coarse import (MAX_COARSE, PAYS_VALUES_PER_BIN, TWO_LEVEL_VALUES_PER_BIN, CoarseBins,
+                             group_ranks, no_coarse_bins)
 from .kernels.state import BinnedData, Workspace
 
 __all__ = ["Dataset", "dense_matrix"]
@@ -128,6 +129,7 @@ class Dataset:
             raise ValueError("categorical features need dense X (pass X.toarray())")
         self._workspaces = {}
         self._coarse = None
+        self._two_level = None
 
     # ------------------------------------------------------------------ binning
     def _bin_dense(self, X):
@@ -303,9 +305,24 @@ class Dataset:
 
     def kernel_data(self):
         """The binned data as the kernels take it (``kernels.state.BinnedData``)."""
+        if self._two_level is None:
+            self._two_level = self._two_level_features()
+        two_level, coarse = self._two_level
         return BinnedData(self.is_sparse, self.codes, self.bin_offsets, self.zero_rank, self.csc_indptr,
                 self.csc_rows, self.csc_codes, self.csr_indptr, self.csr_features, self.csr_codes,
-                self.categorical, self.csr_bins)
+                self.categorical, self.csr_bins, two_level, coarse.of_rank)
+
+    def _two_level_features(self):
+        """(two_level, coarse bins) of ``BinnedData``: the dense numeric features with more
+        than ``TWO_LEVEL_VALUES_PER_BIN`` values per coarse bin sum their canonical
+        statistics in two levels (``kernels.stats``), by their coarse bins
+        (``coarse_bins``, made here if any).  (Measured: on higgs7k's 7,000 rows, up to
+        3,300 values per feature, one level was 1.2-1.5x faster; on 56,000 rows two
+        levels were 2x faster, through the prefilter's refinement.)"""
+        two_level = ((self.n_bins > TWO_LEVEL_VALUES_PER_BIN * self.max_coarse_bins)
+                     & ~self.categorical
+                     & (not self.is_sparse)).astype(np.uint8)
+        return two_level, self.coarse_bins() if two_level.any() else no_coarse_bins()
 
     def workspace(self, n_classes):
         """The kernels' scratch arrays for ``n_classes``, checked out for one ``with`` block:
@@ -335,6 +352,7 @@ class Dataset:
         state = self.__dict__.copy()
         state["_workspaces"] = {}
         state["_coarse"] = None
+        state["_two_level"] = None
         return state
 
     def __repr__(self):

@@ -42,8 +42,8 @@ and evaluating f costs a few ulps of W per class.  A histogram summed from
 n rows has eta <= (n + 2 MAX_COARSE) u W (u = 2^-53: each bin's sum, then a
 prefix over at most MAX_COARSE bins and the total); the larger child's,
 parent minus smaller, adds both histograms' eta and one rounding per bin
-(u W_parent per prefix); the canonical prefix over the exact ranks has
-eta <= 2 n u W.
+(u W_parent per prefix); the canonical sums (``stats``: one-level, or
+two-level through the coarse bins) have eta <= (n + 2 MAX_COARSE) u W.
 """
 
 import math
@@ -60,6 +60,7 @@ MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
 ULP = 2.0 ** -53
 MAX_VERTEX_CLASSES = 4  # inner bounds enumerate the 2^C vertices up to this many classes
 PAYS_VALUES_PER_BIN = 8  # prefilter="auto": once the plain scans would visit 8 values per coarse bin
+TWO_LEVEL_VALUES_PER_BIN = 16  # a dense feature with more values per coarse bin sums in two levels
 
 CoarseBins = namedtuple("CoarseBins", [
     "codes",     # dense: (K, n) uint8 coarse bin of every example; sparse: empty
@@ -245,7 +246,7 @@ def subtract(coarse, feats, parent, smaller, parent_weight):
 @njit(cache=True)
 def margin(crit_classes, error, n, node_weight, tie):
     """``tie + 4 delta`` for histogram error ``error`` (module docstring)."""
-    eta = max(error, 2.0 * n * ULP * node_weight)
+    eta = max(error, (2.0 * n + 2 * MAX_COARSE) * ULP * node_weight)
     if eta <= 0.0 or node_weight <= 0.0:
         return tie
     delta = 2.0 * eta * (2.0 + math.log2(1.0 + node_weight / eta)) * 2.0 \

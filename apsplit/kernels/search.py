@@ -38,15 +38,17 @@ import numpy as np
 from numba import njit
 
 from . import coarse as cs
+from .coarse import MAX_COARSE
 from . import heap as hp
 from .categorical import evaluate_categorical
 from .criteria import NO_UB, impurity
-from .refine import refine_survivors
+from .refine import boundary_ranks, new_refined, refine_survivors
 from .sort import bisect_left
 from .state import Found, Node, Scratch, State, Task
 from .stats import (DENSE_RATIO, Column, Rule, Seen, Stream, assess, assess_rows, canonical_pass,
                     candidate_slots, clear_feature, collect_counts, distribute_new_bins, merge_new,
-                    node_arrays, release, scan, seen_value, sparse_buckets, zero_weights)
+                    node_arrays, release, scan, scan_two_level, seen_value, sparse_buckets,
+                    zero_weights)
 
 TOL = 1e-10
 ADAPTIVE_INITIAL_FRACTION = 0.1
@@ -133,6 +135,7 @@ def setup(method, data, work, task):
     state.cursor[:] = buckets[:, 0]
     cat_left = np.zeros(bin_offsets[-1] if any_categorical else 0, np.uint8)
     scratch = Scratch(np.empty(C), np.empty(C), np.empty(C), np.empty(C), np.empty(3, np.int64),
+                      np.empty(C), np.empty(C),
                       np.empty(max(n, 1), np.int64), np.zeros(most_categories, np.uint8),
                       np.empty(most_categories), np.empty(most_categories, np.int64),
                       np.arange(F), hp.new_heap(F), hp.new_heap(F))
@@ -140,7 +143,8 @@ def setup(method, data, work, task):
     for c in range(C):
         weight += totals[c]
     node = Node(data, work, task, w_ord, y_ord, cumw, cumcls, totals,
-                impurity(task.crit, totals), weight, buckets, cat_left)
+                impurity(task.crit, totals), weight, buckets, cat_left,
+                np.zeros((MAX_COARSE if data.two_level.any() else 0, C)))
     return node, state, scratch
 
 
@@ -149,10 +153,14 @@ def column(node, state, f):
     """Feature f's ``stats.Column`` (its listed flag and present count as they are now)."""
     k = node.task.feats[f]
     off = node.data.bin_offsets[k]
+    n_bins = node.data.bin_offsets[k + 1] - off
     work = node.work
-    return Column(f, k, off, node.data.bin_offsets[k + 1] - off, state.listed[f],
-                  state.n_present[f], node.data.zero_rank[k], node.task.min_leaf > 1, work.hist,
-                  work.mark, work.present, work.counts)
+    two_level = node.data.two_level[k] != 0
+    of_rank = node.data.coarse_of_rank[off:off + n_bins] if two_level else \
+        node.data.coarse_of_rank[:0]
+    return Column(f, k, off, n_bins, state.listed[f], state.n_present[f], node.data.zero_rank[k],
+                  node.task.min_leaf > 1, work.hist, work.mark, work.present, work.counts,
+                  two_level, of_rank, node.coarse_sums)
 
 
 @njit(cache=True, inline='always')
@@ -230,6 +238,31 @@ def bound_feature(node, state, scratch, f, seen_cls, unseen, full):
             full, scratch.left, scratch.right, node.cat_left, scratch.cat_side, scratch.cat_key,
             scratch.cat_order)
         return
+    if full and col.two_level:
+        state.lb[f], state.ub[f] = scan_two_level(
+            col, rule, Seen(seen_cls, scratch.unseen_cls, unseen, state.seen[f], False, scratch.zero, 0),
+            scratch.left, scratch.right, scratch.out_ranks, state.lb_left[f], scratch.prefix,
+            scratch.inner)
+        _clear_coarse_sums(col)
+    else:
+        _scan_feature(node, state, scratch, f, col, rule, seen_cls, unseen, full)
+    out_ranks = scratch.out_ranks
+    state.ranks[f, 0] = out_ranks[0]
+    state.ranks[f, 1] = out_ranks[1]
+    state.lb_rank[f] = out_ranks[2]
+
+
+@njit(cache=True, inline='always')
+def _clear_coarse_sums(col):
+    """Zero a two-level feature's coarse sums (its coarse bins: those of its ranks)."""
+    for b in range(col.of_rank[col.n_bins - 1] + 1):
+        for c in range(col.coarse_sums.shape[1]):
+            col.coarse_sums[b, c] = 0.0
+
+
+@njit(cache=True, inline='always')
+def _scan_feature(node, state, scratch, f, col, rule, seen_cls, unseen, full):
+    """``stats.scan`` of numeric feature f (its sparse zero's weights first)."""
     zeros = state.seen[f] - state.stored_seen[f]
     has_zero = node.data.is_sparse and col.zero_rank >= 0 and zeros > 0
     if has_zero:
@@ -238,10 +271,6 @@ def bound_feature(node, state, scratch, f, seen_cls, unseen, full):
                 zeros if has_zero else 0)
     state.lb[f], state.ub[f] = scan(col, rule, seen, full, scratch.left, scratch.right,
                                     scratch.out_ranks, state.lb_left[f])
-    out_ranks = scratch.out_ranks
-    state.ranks[f, 0] = out_ranks[0]
-    state.ranks[f, 1] = out_ranks[1]
-    state.lb_rank[f] = out_ranks[2]
 
 
 @njit(cache=True, _nrt=False)
@@ -260,7 +289,7 @@ def finalize(node, state, scratch, f, n_new):
         if m[f] > 0:  # drop the batch-by-batch statistics (a listed feature keeps its marks)
             clear_feature(node, state, f, True)
         n_new, stored = canonical_pass(node.data, node.work, node.task, k, state.listed[f],
-                                       scratch.new_bins)
+                                       scratch.new_bins, node.coarse_sums)
         if node.data.is_sparse:
             state.stored_seen[f] = stored
         m[f] = n
@@ -693,21 +722,23 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready):
         best = keep[found.position] if found.position >= 0 else found.position
         return Found(best, found.left_rank, found.right_rank, found.score, n * F, found.children,
                      found.node_weight, found.left_codes, F + found.scans)
-    scores = np.full(keep.shape[0], math.inf)
-    ranks = np.full((keep.shape[0], 2), -1, np.int64)
-    lefts = np.zeros((keep.shape[0], n_classes))
-    refine_survivors(data, work, task, coarse, refine, hist.counts, feats[keep], totals, scores,
-                     ranks, lefts, params.n_threads)
+    out = new_refined(keep.shape[0], n_classes)
+    refine_survivors(data, work, task, coarse, refine, hist.counts, feats[keep], totals, out,
+                     params.n_threads)
     smallest = math.inf
     for j in range(keep.shape[0]):
-        smallest = min(smallest, scores[j])
+        smallest = min(smallest, out.scores[j])
     children = np.zeros((2, n_classes))
     for j in range(keep.shape[0]):  # ``choose``'s rule: the first within the tie window
-        if scores[j] < math.inf and scores[j] <= smallest + TOL * node_weight:
+        if out.scores[j] < math.inf and out.scores[j] <= smallest + TOL * node_weight:
             for c in range(n_classes):
-                children[0, c] = lefts[j, c]
-                children[1, c] = max(totals[c] - lefts[j, c], 0.0)
-            return Found(keep[j], ranks[j, 0], ranks[j, 1], scores[j], n * F, children,
+                children[0, c] = out.lefts[j, c]
+                children[1, c] = max(totals[c] - out.lefts[j, c], 0.0)
+            left_rank, right_rank = out.ranks[j, 0], out.ranks[j, 1]
+            if out.boundary[j] >= 0:
+                left_rank, right_rank = boundary_ranks(data, task, coarse, feats[keep[j]],
+                                                       out.boundary[j])
+            return Found(keep[j], left_rank, right_rank, out.scores[j], n * F, children,
                          node_weight, np.zeros(0, np.int64), F + keep.shape[0])
     return Found(-1, -1, -1, math.inf, n * F, children, node_weight, np.zeros(0, np.int64),
                  F + keep.shape[0])

@@ -37,6 +37,9 @@ class BinnedData(NamedTuple):
     csr_codes: np.ndarray     # ... their ranks
     categorical: np.ndarray   # uint8 per column: its values are unordered categories
     csr_bins: np.ndarray      # sparse: the global bin (int32) of every CSR entry
+    two_level: np.ndarray     # uint8 per column: dense numeric with more values than coarse
+                              # bins: its canonical sums are two-level (``stats``)
+    coarse_of_rank: np.ndarray  # ... per bin, its coarse bin within its feature (uint8; else empty)
 
 
 class Workspace(NamedTuple):
@@ -96,6 +99,7 @@ class Node(NamedTuple):
     weight: float           # the node's weight, the canonical sum of totals
     buckets: np.ndarray     # sparse, batched: (F, 2) feature f's entries in bucket_pos/code
     cat_left: np.ndarray    # per bin: a categorical winner's categories going left
+    coarse_sums: np.ndarray  # (MAX_COARSE, C) a two-level feature's coarse bin sums, zero between uses
 
 
 class State(NamedTuple):
@@ -123,6 +127,8 @@ class Scratch(NamedTuple):
     zero: np.ndarray        # (C) class weights of a sparse feature's implicit zero
     unseen_cls: np.ndarray  # (C) class weights of the examples a feature has not seen
     out_ranks: np.ndarray   # (3) a scan's best ranks and the left rank attaining lb
+    prefix: np.ndarray      # (C) a two-level scan's coarse prefix P_b
+    inner: np.ndarray       # (C) ... and its running sum inside a coarse bin
     new_bins: np.ndarray    # the bins a listed feature sees first in a batch
     cat_side: np.ndarray    # categorical partitions: side per category
     cat_key: np.ndarray     # ... sort key per category

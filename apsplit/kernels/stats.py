@@ -19,6 +19,19 @@ listed  a sorted list of the bins seen so far (``present``, ``mark``): new
         values are merged in after each batch, and a scan costs O(values
         seen): for many-valued features in small nodes, and categorical ones
 
+A *two-level* feature (dense, numeric, more than 16 distinct values per coarse
+bin of the Dataset; ``BinnedData.two_level``) defines its canonical left
+class weights through its coarse bins (``kernels.coarse``), so that they can be
+computed without summing every rank (``refine.refined_best``): with T_b the
+class weights of coarse bin b summed over the node's rows in index order,
+P_b = T_0 + ... + T_(b-1) summed in bin order, and S_b(t) the running sum of
+the ranks of bin b up to t, the split after rank t of bin b has left weights
+P_b + S_b(t), or P_(b+1) when t is the last present rank of b (a coarse
+boundary) (``scan_two_level``).  The other features' canonical left weights
+are the running sums over their ranks (one level).  Either way each is a sum of
+the same weights, within (n + 2 B) u W of the real one (u = 2^-53, W the
+node's weight, B <= 256 coarse bins).
+
 Sparse features never store the implicit zero: its class weights are the
 seen class totals minus the stored entries' (``stored_seen`` counts the stored
 entries seen, so an absent zero contributes exactly nothing).
@@ -61,6 +74,9 @@ class Column(NamedTuple):
     mark: np.ndarray
     present: np.ndarray
     counts: np.ndarray
+    two_level: bool          # its canonical sums are two-level (module docstring)
+    of_rank: np.ndarray      # ... its coarse bin per rank (two-level; else empty)
+    coarse_sums: np.ndarray  # ... its coarse bins' class weights (two-level, once canonical)
 
 
 class Stream(NamedTuple):
@@ -244,12 +260,14 @@ def _add_example(r, c, wi, hist_f, mark_f, counts_f, newbuf, n_new, listed, coun
 
 
 @njit(cache=True)
-def canonical_pass(data, work, task, k, listed, newbuf):
+def canonical_pass(data, work, task, k, listed, newbuf, coarse_sums):
     """Add every example of the node to feature k's (zeroed) statistics, in index
     order: the canonical statistics.  Dense: one pass over the node's rows;
     sparse: one pass over column k, keeping the rows flagged ``in_node``.  A
     listed feature's bins not marked yet are marked and appended to
-    ``newbuf``; with a minimum leaf size, ``counts`` counts the examples per bin.
+    ``newbuf``; with a minimum leaf size, ``counts`` counts the examples per bin;
+    a two-level feature (``data.two_level``) also sums its coarse bins' class
+    weights into the zeroed ``coarse_sums``.
     Returns (the new bins' count, stored entries added)."""
     index_order, w, y, counting = task.index_order, task.w, task.y, task.min_leaf > 1
     csc_indptr, csc_rows, csc_codes, in_node = (data.csc_indptr, data.csc_rows, data.csc_codes,
@@ -271,7 +289,24 @@ def canonical_pass(data, work, task, k, listed, newbuf):
                 stored += 1
         return n_new, stored
     row = data.codes[k]
-    if listed or counting:
+    if data.two_level[k]:
+        of_rank = data.coarse_of_rank[off:]
+        if listed or counting:
+            for p in range(index_order.shape[0]):
+                i = index_order[p]
+                r = row[i]
+                n_new = _add_example(r, y[i], w[i], hist_f, mark_f, counts_f, newbuf, n_new,
+                                     listed, counting)
+                coarse_sums[of_rank[r], y[i]] += w[i]
+        else:
+            for p in range(index_order.shape[0]):
+                i = index_order[p]
+                r = row[i]
+                c = y[i]
+                wi = w[i]
+                hist_f[r, c] += wi
+                coarse_sums[of_rank[r], c] += wi
+    elif listed or counting:
         for p in range(index_order.shape[0]):
             i = index_order[p]
             n_new = _add_example(row[i], y[i], w[i], hist_f, mark_f, counts_f,
@@ -560,6 +595,91 @@ def scan(col, rule, seen, full, left, right, out_ranks, lb_left):
     if best_ub < math.inf:
         best_ub = min(best_ub, parent)
     return best_lb, best_ub
+
+
+@njit(cache=True)
+def scan_two_level(col, rule, seen, left, right, out_ranks, lb_left, prefix, inner):
+    """``scan`` of a fully assessed two-level feature (``seen``: its node's class totals):
+    its exact score and best split, the split after present rank t of coarse bin
+    b having left class weights P_b + S_b(t), or P_(b+1) when t is b's last
+    present rank (module docstring; ``col.coarse_sums`` holds the T_b).  The same
+    splits as ``scan`` (one after every present rank but the last), in the same
+    order, ties to the first; ``prefix`` and ``inner`` (C) are scratch for P_b
+    and S_b(t).  Returns (score, score); writes ``out_ranks`` and ``lb_left`` as
+    ``scan`` does."""
+    listed, off, n_bins, n_present = col.listed, col.off, col.n_bins, col.n_present
+    hist, present, counts, of_rank, sums = (col.hist, col.present, col.counts, col.of_rank,
+                                            col.coarse_sums)
+    crit, bounds, min_leaf = rule.crit, rule.bounds, rule.min_leaf
+    seen_cls, unseen_cls, unseen, seen_count = seen.cls, seen.unseen_cls, seen.unseen, seen.count
+    C = left.shape[0]
+    constrained = min_leaf > 1
+    seen_total = 0.0
+    for c in range(C):
+        seen_total += seen_cls[c]
+        prefix[c] = 0.0
+        inner[c] = 0.0
+    best = math.inf
+    best_rank = -1
+    best_next = -1
+    left_count = 0
+    j = 0  # listed: the position of t in the present list
+    t = _next_present(listed, present, off, n_present, hist, n_bins, -1, -1)
+    while t >= 0:
+        nxt = _next_present(listed, present, off, n_present, hist, n_bins, t, j)
+        if nxt < 0:
+            break
+        b = of_rank[t]
+        for c in range(C):
+            inner[c] += hist[off + t, c]
+        if constrained:
+            left_count += counts[off + t]
+        if of_rank[nxt] != b:  # t is b's last present rank: the coarse boundary
+            for c in range(C):
+                prefix[c] += sums[b, c]
+                inner[c] = 0.0
+                left[c] = prefix[c]
+        else:
+            for c in range(C):
+                left[c] = prefix[c] + inner[c]
+        admissible = not constrained or (left_count >= min_leaf
+                                         and seen_count - left_count >= min_leaf)
+        if admissible:
+            value = _full_split(crit, bounds, left, right, seen_cls, seen_total, unseen_cls, unseen)
+            if value < best:
+                best = value
+                best_rank = t
+                best_next = nxt
+                for c in range(C):
+                    lb_left[c] = left[c]
+        t = nxt
+        j += 1
+    out_ranks[0] = best_rank
+    out_ranks[1] = best_next
+    out_ranks[2] = best_rank
+    return best, best
+
+
+@njit(cache=True, inline='always')
+def _next_present(listed, present, off, n_present, hist, n_bins, t, j):
+    """The first present rank above t (-1: none): listed, present[off + j + 1], t being
+    present[off + j]; else the next bin with class weight."""
+    if listed:
+        return present[off + j + 1] if j + 1 < n_present else -1
+    t += 1
+    while t < n_bins and not _present(t, off, hist, False, -1):
+        t += 1
+    return t if t < n_bins else -1
+
+
+@njit(cache=True, inline='always')
+def _full_split(crit, bounds, left, right, seen_cls, seen_total, unseen_cls, unseen):
+    """The exact score f(L) + f(T - L) of a fully assessed split, as ``scan`` computes it."""
+    if crit == ERROR:
+        return _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, False)[0]
+    for c in range(left.shape[0]):
+        right[c] = seen_cls[c] - left[c]
+    return split_value(crit, bounds, left, right, unseen_cls, unseen, False)[0]
 
 
 @njit(cache=True, inline='always')
