@@ -102,13 +102,17 @@ class Dataset:
         Columns whose distinct values are unordered categories.  Dense X only.
     coarse_bins : int, 2 to 256 (default 256)
         At most this many coarse bins per feature for the exhaustive search's
-        prefilter (``kernels.coarse``).
+        prefilter (``kernels.coarse``).  A dense numeric feature with more than
+        16 values per coarse bin sums its canonical statistics through them
+        (two levels, ``kernels.stats``).
     prefilter : "auto" (default), True or False
         Where the exhaustive search uses the prefilter: "auto" at nodes whose
         plain scans would visit 8 values per coarse bin on average
         (``kernels.coarse.pays``), True at every node, False at none.
 
-    Both are a matter of speed only: every split found is the same whatever they are.
+    Both are a matter of speed: every finder returns the same split, bit for bit, on a
+    Dataset, with or without the prefilter; Datasets of different ``coarse_bins`` can
+    round a two-level feature's scores differently in the last bits.
     """
 
     def __init__(self, X, categorical_features=None, coarse_bins=MAX_COARSE, prefilter="auto"):
