@@ -38,7 +38,6 @@ import numpy as np
 from numba import njit
 
 from . import coarse as cs
-from .coarse import MAX_COARSE
 from . import heap as hp
 from .categorical import evaluate_categorical
 from .criteria import NO_UB, impurity
@@ -144,7 +143,7 @@ def setup(method, data, work, task):
         weight += totals[c]
     node = Node(data, work, task, w_ord, y_ord, cumw, cumcls, totals,
                 impurity(task.crit, totals), weight, buckets, cat_left,
-                np.zeros((MAX_COARSE if data.two_level.any() else 0, C)))
+                np.zeros((cs.MAX_COARSE if data.two_level.any() else 0, C)))
     return node, state, scratch
 
 
