@@ -59,6 +59,25 @@ def new_refined(n_survivors, n_classes):
                    np.full(n_survivors, -1, np.int64), np.zeros((n_survivors, n_classes)))
 
 
+@njit(cache=True, inline='always')
+def _next_in(hist_f, t, end):
+    """The first present rank above t and below ``end``, or ``end``."""
+    t += 1
+    while t < end and not _present(hist_f, t):
+        t += 1
+    return t
+
+
+@njit(cache=True, inline='always')
+def _evaluation_arrays(totals):
+    """(left, right, no unseen weights, the node's weight) for ``_full_split``."""
+    C = totals.shape[0]
+    seen_total = 0.0
+    for c in range(C):
+        seen_total += totals[c]
+    return np.zeros(C), np.empty(C), np.zeros(C), seen_total
+
+
 @njit(cache=True)
 def _coarse_pass(data, task, coarse, refine_f, k, hist_f, counts_f, sums, counts):
     """One pass over the node's rows (index order): the class weights ``sums`` of every
@@ -105,12 +124,7 @@ def _two_level_best(data, work, task, coarse, refine, k, totals, out_left):
     _coarse_pass(data, task, coarse, refine_f, k, hist_f, counts_f, sums, counts)
     prefix = np.zeros(C)
     inner = np.zeros(C)
-    left = np.zeros(C)
-    right = np.empty(C)
-    no_unseen = np.zeros(C)
-    seen_total = 0.0
-    for c in range(C):
-        seen_total += totals[c]
+    left, right, no_unseen, seen_total = _evaluation_arrays(totals)
     last = nb - 1
     while last >= 0 and not _present(sums, last):
         last -= 1
@@ -127,13 +141,9 @@ def _two_level_best(data, work, task, coarse, refine, k, totals, out_left):
             for c in range(C):
                 inner[c] = 0.0
             end = first_rank + span
-            t = first_rank
-            while t < end and not _present(hist_f, t):
-                t += 1
+            t = _next_in(hist_f, first_rank - 1, end)
             while t < end:
-                nxt = t + 1
-                while nxt < end and not _present(hist_f, nxt):
-                    nxt += 1
+                nxt = _next_in(hist_f, t, end)
                 if nxt == end:
                     break
                 for c in range(C):
@@ -193,12 +203,7 @@ def _one_level_best(data, work, task, coarse, refine, node_counts, k, totals, ou
         first += 1
     while last > first and not _present(hist_f, last):
         last -= 1
-    left = np.zeros(C)
-    right = np.empty(C)
-    no_unseen = np.zeros(C)
-    seen_total = 0.0
-    for c in range(C):
-        seen_total += totals[c]
+    left, right, no_unseen, seen_total = _evaluation_arrays(totals)
     base = coarse.offsets[k]
     best = math.inf
     best_rank = -1
