@@ -326,9 +326,10 @@ def _refine_bins(coarse, k, hist, totals, crit, limit, prefix, left, right, refi
 
 @njit(cache=True)
 def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, refine):
-    """Positions in ``feats`` of the features that may hold the exhaustive search's
-    split (module docstring), in order; categorical features always survive.
-    ``refine`` (per global coarse bin) flags the bins whose inner splits may."""
+    """(positions in ``feats`` of the features that may hold the exhaustive search's
+    split (module docstring), in order, and the limit their splits' bounds are held
+    to); categorical features always survive.  ``refine`` (per global coarse bin)
+    flags the bins whose inner splits may."""
     F = feats.shape[0]
     C = totals.shape[0]
     left, right, prefix = np.empty(C), np.empty(C), np.empty(C)
@@ -355,4 +356,4 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
         if refined or boundary[j] <= limit:
             out[kept] = j
             kept += 1
-    return out[:kept]
+    return out[:kept], limit

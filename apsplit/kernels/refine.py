@@ -20,6 +20,15 @@ such rank.  The pass touches the exact ranks of the flagged bins only, so a
 survivor costs one pass over the node's rows into at most 256 coarse bins, not
 a histogram of every distinct value and a walk over it.
 
+Inside a flagged bin of a two-level feature the ranks are taken in runs of
+``CHUNK_RANKS``.  A run's splits have left weights in the box P' <= L <= P' +
+X (P' the canonical left weights before the run, X the run's class weights),
+so ``coarse.inner_bound`` bounds them as it bounds a coarse bin's, and a run
+whose bound exceeds the survivors' limit is summed but not evaluated.  Its
+vertices' computed weights carry at most n u W more rounding than the
+canonical sums, inside the margin's 2n u W (``coarse`` docstring), so the
+argument that excludes a bin excludes the run.
+
 ``refine_survivors`` refines the survivors on several threads: a feature's
 pass touches only its own bins of the workspace, and each feature's result
 goes to its own row, so the results (and the split chosen from them,
@@ -33,6 +42,7 @@ import numpy as np
 from numba import njit, prange
 
 from .lanes import PRANGE_ONLY, lane_count
+from .coarse import inner_bound
 from .stats import _full_split, canonical_pass
 
 
@@ -42,6 +52,9 @@ def _present(hist_f, t):
         if hist_f[t, c] != 0.0:
             return True
     return False
+
+
+CHUNK_RANKS = 16  # a flagged bin's ranks are bounded in runs of this many before evaluating
 
 
 class Refined(NamedTuple):
@@ -57,6 +70,32 @@ class Refined(NamedTuple):
 def new_refined(n_survivors, n_classes):
     return Refined(np.full(n_survivors, math.inf), np.full((n_survivors, 2), -1, np.int64),
                    np.full(n_survivors, -1, np.int64), np.zeros((n_survivors, n_classes)))
+
+
+class Survivors(NamedTuple):
+    """What ``coarse.survivors`` left of a node, and the node's rows, for the refinement."""
+
+    features: np.ndarray     # the dense numeric survivors, in the search's order
+    refine: np.ndarray       # per global coarse bin, 1 where a split inside it may win
+    limit: float             # a split whose score's lower bound exceeds it cannot win
+    node_counts: np.ndarray  # the node's examples per global coarse bin
+    totals: np.ndarray       # (C,) the node's class weights
+    w: np.ndarray            # the node's rows' weights, in index order
+    y: np.ndarray            # ... and classes
+
+
+@njit(cache=True)
+def survivors_of(task, features, refine, limit, node_counts, totals):
+    """The ``Survivors`` of ``task``'s node: its rows' weights and classes gathered once,
+    read by every survivor's pass."""
+    index_order = task.index_order
+    n = index_order.shape[0]
+    w = np.empty(n)
+    y = np.empty(n, np.intp)
+    for p in range(n):
+        w[p] = task.w[index_order[p]]
+        y[p] = task.y[index_order[p]]
+    return Survivors(features, refine, limit, node_counts, totals, w, y)
 
 
 @njit(cache=True, inline='always')
@@ -79,52 +118,65 @@ def _evaluation_arrays(totals):
 
 
 @njit(cache=True)
-def _coarse_pass(data, task, coarse, refine_f, k, hist_f, counts_f, sums, counts):
-    """One pass over the node's rows (index order): the class weights ``sums`` of every
-    coarse bin of feature k (and its examples ``counts``, with a minimum leaf size);
-    the rows of the ``refine_f``-flagged bins also into their exact ranks (``hist_f``,
-    ``counts_f``)."""
-    index_order, w, y, counting = task.index_order, task.w, task.y, task.min_leaf > 1
+def _coarse_pass(data, task, coarse, survivors, k, hist_f, counts_f):
+    """One pass over the node's rows (index order): (the class weights of every coarse bin
+    of feature k, their examples, counted only under a minimum leaf size); the rows of
+    the flagged bins also go into their exact ranks (``hist_f``, ``counts_f``).  The
+    rows' coarse bins are gathered first, then summed: each bin's and each rank's
+    weights are added in index order either way."""
+    index_order, w, y = task.index_order, survivors.w, survivors.y
+    n = index_order.shape[0]
+    base = coarse.offsets[k]
+    refine_f = survivors.refine[base:coarse.offsets[k + 1]]
     coarse_codes, codes = coarse.codes[k], data.codes[k]
-    for p in range(index_order.shape[0]):
-        i = index_order[p]
-        b = np.intp(coarse_codes[i])
-        c = y[i]
-        sums[b, c] += w[i]
-        if counting:
+    gathered = np.empty(n, np.uint8)
+    for p in range(n):
+        gathered[p] = coarse_codes[index_order[p]]
+    sums = np.zeros((refine_f.shape[0], hist_f.shape[1]))
+    for p in range(n):
+        sums[np.intp(gathered[p]), y[p]] += w[p]
+    for p in range(n):
+        if refine_f[gathered[p]]:
+            hist_f[np.intp(codes[index_order[p]]), y[p]] += w[p]
+    counts = np.zeros(refine_f.shape[0], np.int64)
+    if task.min_leaf > 1:
+        for p in range(n):
+            b = np.intp(gathered[p])
             counts[b] += 1
-        if refine_f[b]:
-            r = np.intp(codes[i])
-            hist_f[r, c] += w[i]
-            if counting:
-                counts_f[r] += 1
+            if refine_f[b]:
+                counts_f[np.intp(codes[index_order[p]])] += 1
+    return sums, counts
 
 
 @njit(cache=True)
-def _two_level_best(data, work, task, coarse, refine, k, totals, out_left):
+def _two_level_best(data, work, task, coarse, survivors, k, out_left):
     """``refined_best`` of a two-level feature k: (score, left rank, right rank, boundary
-    bin) of its best split among
-    its coarse boundaries and the inner splits of its ``refine``-flagged bins (+inf
-    and -1s if none), ``task``'s node with class weights ``totals``: an inner split
-    by its ranks, a boundary by its coarse bin (``boundary_ranks`` gives its ranks);
-    its left class weights go to ``out_left``.  Leaves the workspace zeroed."""
+    bin) of its best split among its coarse boundaries and the inner splits of its
+    flagged bins (+inf and -1s if none): an inner split by its ranks, a boundary by
+    its coarse bin (``boundary_ranks`` gives its ranks); its left class weights go to
+    ``out_left``.  Inside a flagged bin the walk adds every rank's weights, the absent
+    ones' zeros included (x + 0 = x: the same sums), and evaluates after each present
+    rank but the bin's last, whose split is the boundary's.  Leaves the workspace
+    zeroed."""
     off = data.bin_offsets[k]
     n_bins = data.bin_offsets[k + 1] - off
     hist_f = work.hist[off:off + n_bins]
     counts_f = work.counts[off:off + n_bins]
     base = coarse.offsets[k]
     nb = coarse.offsets[k + 1] - base
-    refine_f = refine[base:base + nb]
+    refine_f = survivors.refine[base:base + nb]
+    totals = survivors.totals
     C = totals.shape[0]
     n = task.index_order.shape[0]
     crit, bounds, min_leaf = task.crit, task.bounds, task.min_leaf
     constrained = min_leaf > 1
-    sums = np.zeros((nb, C))
-    counts = np.zeros(nb, np.int64)
-    _coarse_pass(data, task, coarse, refine_f, k, hist_f, counts_f, sums, counts)
+    sums, counts = _coarse_pass(data, task, coarse, survivors, k, hist_f, counts_f)
     prefix = np.zeros(C)
     inner = np.zeros(C)
     left, right, no_unseen, seen_total = _evaluation_arrays(totals)
+    limit = survivors.limit
+    chunk = np.zeros((1, C))
+    start, scratch = np.zeros(C), np.zeros(C)
     last = nb - 1
     while last >= 0 and not _present(sums, last):
         last -= 1
@@ -136,34 +188,48 @@ def _two_level_best(data, work, task, coarse, refine, k, totals, out_left):
     first_rank = 0  # bin b's ranks: first_rank .. first_rank + span - 1
     for b in range(last + 1):
         span = coarse.span[base + b]
+        end = first_rank + span
         if refine_f[b]:  # its inner splits: after every present rank but its last
             inner_count = 0
             for c in range(C):
                 inner[c] = 0.0
-            end = first_rank + span
-            t = _next_in(hist_f, first_rank - 1, end)
-            while t < end:
-                nxt = _next_in(hist_f, t, end)
-                if nxt == end:
-                    break
+            last_present = end - 1
+            while last_present >= first_rank and not _present(hist_f, last_present):
+                last_present -= 1
+            t = first_rank
+            while t < last_present:
+                stop = min(t + CHUNK_RANKS, last_present)
                 for c in range(C):
-                    inner[c] += hist_f[t, c]
-                    left[c] = prefix[c] + inner[c]
-                if constrained:
-                    inner_count += counts_f[t]
-                count = left_count + inner_count
-                if not constrained or (count >= min_leaf and n - count >= min_leaf):
-                    value = _full_split(crit, bounds, left, right, totals, seen_total, no_unseen, 0.0)
-                    if value < best:
-                        best, best_rank, right_rank, best_bin = value, t, nxt, -1
-                        out_left[:] = left
-                t = nxt
+                    chunk[0, c] = 0.0
+                    start[c] = prefix[c] + inner[c]
+                for u in range(t, stop):
+                    for c in range(C):
+                        chunk[0, c] += hist_f[u, c]
+                prunable = inner_bound(crit, start, chunk, 0, totals, limit, scratch, right) > limit
+                for u in range(t, stop):
+                    weight = 0.0
+                    for c in range(C):
+                        weight += hist_f[u, c]
+                        inner[c] += hist_f[u, c]
+                        left[c] = prefix[c] + inner[c]
+                    if constrained:
+                        inner_count += counts_f[u]
+                    if prunable or weight == 0.0:  # no split after an absent rank (weights >= 0)
+                        continue
+                    count = left_count + inner_count
+                    if not constrained or (count >= min_leaf and n - count >= min_leaf):
+                        value = _full_split(crit, bounds, left, right, totals, seen_total, no_unseen,
+                                            0.0)
+                        if value < best:
+                            best, best_rank, right_rank, best_bin = value, u, _next_in(hist_f, u, end), -1
+                            out_left[:] = left
+                t = stop
             for t in range(first_rank, end):
                 for c in range(C):
                     hist_f[t, c] = 0.0
                 if constrained:
                     counts_f[t] = 0
-        first_rank += span
+        first_rank = end
         if b == last or not _present(sums, b):
             continue
         for c in range(C):  # the boundary after b: P_(b+1)
@@ -179,13 +245,12 @@ def _two_level_best(data, work, task, coarse, refine, k, totals, out_left):
 
 
 @njit(cache=True)
-def _one_level_best(data, work, task, coarse, refine, node_counts, k, totals, out_left):
+def _one_level_best(data, work, task, coarse, survivors, k, out_left):
     """``refined_best`` of a one-level feature k (its canonical sums: the running sums over
     its ranks): (score, left rank, right rank) of its best split among its coarse
-    boundaries and the inner splits of its ``refine``-flagged bins (-1 ranks and
-    +inf if none; ``node_counts``: the node's examples per coarse bin), ``task``'s
-    node with class weights ``totals``; its left class weights go to ``out_left``.
-    Leaves the workspace ``work`` zeroed."""
+    boundaries and the inner splits of its flagged bins (-1 ranks and +inf if none);
+    its left class weights go to ``out_left``.  Leaves the workspace ``work`` zeroed."""
+    totals, node_counts = survivors.totals, survivors.node_counts
     bin_offsets, hist, counts = data.bin_offsets, work.hist, work.counts
     crit, bounds, min_leaf = task.crit, task.bounds, task.min_leaf
     off = bin_offsets[k]
@@ -195,7 +260,7 @@ def _one_level_best(data, work, task, coarse, refine, node_counts, k, totals, ou
     hist_f = hist[off:off + n_bins]
     counts_f = counts[off:off + n_bins]
     of_rank = coarse.of_rank[off:off + n_bins]
-    refine_f = refine[coarse.offsets[k]:coarse.offsets[k + 1]]
+    refine_f = survivors.refine[coarse.offsets[k]:coarse.offsets[k + 1]]
     C = totals.shape[0]
     n = task.index_order.shape[0]
     first, last = 0, n_bins - 1
@@ -242,17 +307,17 @@ def _one_level_best(data, work, task, coarse, refine, node_counts, k, totals, ou
 
 
 @njit(cache=True)
-def refined_best(data, work, task, coarse, refine, node_counts, k, totals, out_left):
+def refined_best(data, work, task, coarse, survivors, k, out_left):
     """(score, left rank, right rank, boundary bin) of dense numeric feature k's best split
-    among its coarse boundaries and the inner splits of its ``refine``-flagged bins
-    (+inf and -1s if none) in ``task``'s node (class weights ``totals``, examples per
-    coarse bin ``node_counts``): a split by its ranks, or a two-level feature's
-    boundary by its coarse bin (``boundary_ranks`` gives its ranks); its left class
-    weights go to ``out_left``.  Leaves the workspace ``work`` zeroed."""
+    among its coarse boundaries and the inner splits of its flagged bins (+inf and -1s
+    if none) in ``task``'s node (``survivors``: the flags, the node's class weights and
+    rows): a split by its ranks, or a two-level feature's boundary by its coarse bin
+    (``boundary_ranks`` gives its ranks); its left class weights go to ``out_left``.
+    Leaves the workspace ``work`` zeroed."""
     if data.two_level[k]:
-        return _two_level_best(data, work, task, coarse, refine, k, totals, out_left)
-    score, left_rank, right_rank = _one_level_best(data, work, task, coarse, refine, node_counts,
-                                                   k, totals, out_left)
+        return _two_level_best(data, work, task, coarse, survivors, k, out_left)
+    score, left_rank, right_rank = _one_level_best(data, work, task, coarse, survivors, k,
+                                                   out_left)
     return score, left_rank, right_rank, -1
 
 
@@ -274,26 +339,23 @@ def boundary_ranks(data, task, coarse, k, b):
 
 
 @njit(cache=True)
-def _refine_lane(data, work, task, coarse, refine, node_counts, features, totals, out, lane,
-                 lanes):
+def _refine_lane(data, work, task, coarse, survivors, out, lane, lanes):
     """``refined_best`` of the survivors ``features[j]`` with j = lane (mod lanes)."""
+    features = survivors.features
     for j in range(lane, features.shape[0], lanes):
         out.scores[j], out.ranks[j, 0], out.ranks[j, 1], out.boundary[j] = refined_best(
-            data, work, task, coarse, refine, node_counts, features[j], totals, out.lefts[j])
+            data, work, task, coarse, survivors, features[j], out.lefts[j])
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
-def refine_survivors(data, work, task, coarse, refine, node_counts, features, totals, out,
-                     n_threads):
-    """``refined_best`` of every dense numeric survivor ``features[j]`` into row j of
-    ``out`` (a ``Refined``), dealt round-robin to ``n_threads`` threads."""
-    lanes = lane_count(n_threads, features.shape[0],
-                       features.shape[0] * task.index_order.shape[0])
+def refine_survivors(data, work, task, coarse, survivors, out, n_threads):
+    """``refined_best`` of every survivor ``survivors.features[j]`` into row j of ``out``
+    (a ``Refined``), dealt round-robin to ``n_threads`` threads."""
+    F = survivors.features.shape[0]
+    lanes = lane_count(n_threads, F, F * task.index_order.shape[0])
     if lanes == 1:
-        _refine_lane(data, work, task, coarse, refine, node_counts, features, totals, out,
-                     np.int64(0), np.int64(1))
+        _refine_lane(data, work, task, coarse, survivors, out, np.int64(0), np.int64(1))
     else:
         # prange's index is unsigned: cast, or the callee compiles twice
         for lane in prange(lanes):
-            _refine_lane(data, work, task, coarse, refine, node_counts, features, totals, out,
-                         np.int64(lane), lanes)
+            _refine_lane(data, work, task, coarse, survivors, out, np.int64(lane), lanes)

@@ -41,7 +41,7 @@ from . import coarse as cs
 from . import heap as hp
 from .categorical import evaluate_categorical
 from .criteria import NO_UB, impurity
-from .refine import boundary_ranks, new_refined, refine_survivors
+from .refine import boundary_ranks, new_refined, refine_survivors, survivors_of
 from .sort import bisect_left
 from .state import Found, Node, Scratch, State, Task
 from .stats import (DENSE_RATIO, Column, Rule, Seen, Stream, assess, assess_rows, canonical_pass,
@@ -710,8 +710,8 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready):
     for c in range(n_classes):
         node_weight += totals[c]
     refine = np.zeros(coarse.offsets[-1], np.uint8)
-    keep = cs.survivors(coarse, feats, categorical, hist, totals, n, task.crit, task.min_leaf,
-                        TOL * node_weight, refine)
+    keep, limit = cs.survivors(coarse, feats, categorical, hist, totals, n, task.crit,
+                               task.min_leaf, TOL * node_weight, refine)
     any_categorical = False
     for j in range(keep.shape[0]):
         any_categorical = any_categorical or categorical[feats[keep[j]]] != 0
@@ -722,7 +722,8 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready):
         return Found(best, found.left_rank, found.right_rank, found.score, n * F, found.children,
                      found.node_weight, found.left_codes, F + found.scans)
     out = new_refined(keep.shape[0], n_classes)
-    refine_survivors(data, work, task, coarse, refine, hist.counts, feats[keep], totals, out,
+    refine_survivors(data, work, task, coarse,
+                     survivors_of(task, feats[keep], refine, limit, hist.counts, totals), out,
                      params.n_threads)
     smallest = math.inf
     for j in range(keep.shape[0]):
