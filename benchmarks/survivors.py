@@ -9,8 +9,8 @@ import argparse
 import sys
 
 from apsplit.experiments import paper, survivors
-from apsplit.experiments.report import count, require_plotting
-from apsplit.experiments.scaling import row_pool
+from apsplit.experiments.report import require_plotting
+from apsplit.experiments.scaling import add_size_argument, pooled
 
 
 def main(argv=None):
@@ -18,15 +18,11 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     paper.add_sweep_arguments(parser, rounds_default=30, json_default="results/survivors.json",
                               plot_default="results/survivors.png", client=True)
-    parser.add_argument("--size", type=count(1),
-                        help="rows: the data shuffled, then jittered copies of it as far as "
-                             "needed (benchmarks.scaling's rows; default the data as given)")
+    add_size_argument(parser)
     args = parser.parse_args(argv)
     require_plotting(parser)
     data = paper.sweep_data(parser, args)
-    X, y = data["X"], data["y"]
-    if args.size:
-        X, y = row_pool(X, y, args.size)
+    X, y = pooled(data["X"], data["y"], args.size)
     result = survivors.run(X, y, data["name"], args.rounds, args.depth, args.client)
     survivors.report(result, args.json, args.plot)
     return 0

@@ -123,6 +123,19 @@ def row_pool(X, y, rows):
     return X[:rows], np.tile(y, copies + 1)[:rows]
 
 
+def add_size_argument(parser):
+    """--size of the commands that take ``row_pool``'s rows (``benchmarks.survivors``,
+    ``benchmarks.phases``)."""
+    parser.add_argument("--size", type=count(1),
+                        help="rows: the data shuffled, then jittered copies of it as far as "
+                             "needed (benchmarks.scaling's rows; default the data as given)")
+
+
+def pooled(X, y, size):
+    """``row_pool(X, y, size)``, or (X, y) as given when ``size`` is None."""
+    return (X, y) if size is None else row_pool(X, y, size)
+
+
 def _labels(y, classes, labels):
     """Class codes for ``labels``: "native" as loaded, "odd-even" the numeric labels' parity."""
     if labels == "native":

@@ -1,0 +1,42 @@
+"""The exhaustive tree's phases at a late round's root (apsplit.experiments.phases,
+benchmarks.phases)."""
+
+import json
+
+import pytest
+
+from apsplit import Dataset
+from apsplit.experiments import phases, survivors
+from apsplit.experiments.loaders import load_satimage
+from benchmarks import phases as phases_command
+
+
+def test_the_timed_root_is_the_last_rounds_and_its_survivors_are_the_searchs():
+    X, y, _ = load_satimage()
+    X, y = X[:400], y[:400]
+    result = phases.run(X, y, "satimage", rounds=3, depth=2, repeats=1)
+    counter = survivors.SurvivorCounter()
+    root = phases.last_round_root(Dataset(X, prefilter=True), y, 3, 2)
+    counter.find(root)
+    assert root.sample_weight.max() > root.sample_weight.min()  # reweighted: a later round
+    assert result["survivors"] == counter.calls[0][2]
+    assert 0.0 <= result["flagged_share"] <= 1.0
+    assert list(result["phases"]) == ["coarse histograms", "bounds", "survivors' passes",
+                                      "root search", "tree"]
+    assert all(ms > 0 for ms in result["phases"].values())
+
+
+def test_command(tmp_path, capsys):
+    out = tmp_path / "p.json"
+    assert phases_command.main(["--data", "satimage", "--size", "500", "--rounds", "2",
+                                "--depth", "2", "--repeats", "1", "--json", str(out),
+                                "--plot", str(tmp_path / "p.png")]) == 0
+    assert json.loads(out.read_text())["rows"] == 500
+    assert (tmp_path / "p.png").stat().st_size > 0
+    assert "survivors' passes" in capsys.readouterr().out
+
+
+def test_sparse_data_is_refused(capsys):
+    with pytest.raises(SystemExit):
+        phases_command.main(["--data", "agaricus", "--rounds", "1"])
+    assert "dense data" in capsys.readouterr().err
