@@ -41,8 +41,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .lanes import PRANGE_ONLY, lane_count
 from .coarse import inner_bound
+from .lanes import PRANGE_ONLY, lane_count
 from .stats import _full_split, canonical_pass
 
 
@@ -217,12 +217,14 @@ def _two_level_best(data, work, task, coarse, survivors, k, out_left):
                     if prunable or weight == 0.0:  # no split after an absent rank (weights >= 0)
                         continue
                     count = left_count + inner_count
-                    if not constrained or (count >= min_leaf and n - count >= min_leaf):
-                        value = _full_split(crit, bounds, left, right, totals, seen_total, no_unseen,
-                                            0.0)
-                        if value < best:
-                            best, best_rank, right_rank, best_bin = value, u, _next_in(hist_f, u, end), -1
-                            out_left[:] = left
+                    if constrained and (count < min_leaf or n - count < min_leaf):
+                        continue
+                    value = _full_split(crit, bounds, left, right, totals, seen_total, no_unseen,
+                                        0.0)
+                    if value < best:
+                        best, best_rank, best_bin = value, u, -1
+                        right_rank = _next_in(hist_f, u, end)
+                        out_left[:] = left
                 t = stop
             for t in range(first_rank, end):
                 for c in range(C):
