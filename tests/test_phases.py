@@ -2,6 +2,7 @@
 benchmarks.phases)."""
 
 import json
+import sys
 
 import pytest
 
@@ -40,3 +41,11 @@ def test_sparse_data_is_refused(capsys):
     with pytest.raises(SystemExit):
         phases_command.main(["--data", "agaricus", "--rounds", "1"])
     assert "dense data" in capsys.readouterr().err
+
+
+def test_without_lightgbm_the_table_names_its_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "lightgbm", None)  # import lightgbm raises ImportError
+    X, y, _ = load_satimage()
+    result = phases.run(X[:300], y[:300], "satimage", rounds=2, depth=2, repeats=1)
+    assert result["lightgbm_tree_ms"] is None
+    assert 'pip install "apsplit[lightgbm]"' in phases.format_table(result)

@@ -32,9 +32,11 @@ from ..kernels.refine import new_refined, refine_survivors, survivors_of
 from ..kernels.search import TOL, run_exhaustive
 from ..kernels.stats import sorted_rows
 from ..tree import grow_from_problem
-from .report import figure_class, publish, text_table
+from .report import figure_class, publish, text_table, timed
 
 __all__ = ["last_round_root", "run", "format_table", "plot", "report"]
+
+LIGHTGBM_MISSING = 'not installed: pip install "apsplit[lightgbm]"'
 
 
 def last_round_root(ds, y, rounds, depth, criterion="gini"):
@@ -52,14 +54,9 @@ def last_round_root(ds, y, rounds, depth, criterion="gini"):
 
 
 def _least_ms(call, repeats):
-    """The least of ``repeats`` timed calls, after one untimed call (numba's dispatch)."""
-    call()
-    seconds = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        seconds.append(time.perf_counter() - start)
-    return 1000.0 * min(seconds)
+    """The least wall milliseconds of ``repeats`` calls after an untimed one (numba's
+    dispatch): ``report.timed`` with the minimum."""
+    return 1000.0 * timed(call, repeats, min)[1]
 
 
 def _lightgbm_ms(X, y, rounds, depth):
@@ -68,7 +65,7 @@ def _lightgbm_ms(X, y, rounds, depth):
     classes); None if it is not installed."""
     try:
         import lightgbm
-    except ImportError:
+    except ImportError:  # the table says which extra installs it (LIGHTGBM_MISSING)
         return None
     n_classes = int(np.max(y)) + 1
     params = {"objective": "binary"} if n_classes == 2 else {"objective": "multiclass",
@@ -105,14 +102,10 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
     with ds.workspace(C) as work:
         phases["coarse histograms"] = _least_ms(lambda: cs.build_dense(
             coarse, task.feats, task.index_order, task.w, task.y, hist, one), repeats)
-        found = {}
-
-        def bounds():
-            found["keep"], found["limit"] = cs.survivors(
-                coarse, task.feats, data.categorical, hist, totals, n, task.crit, task.min_leaf,
-                tie, refine)
-        phases["bounds"] = _least_ms(bounds, repeats)
-        keep, limit = found["keep"], found["limit"]
+        (keep, limit), seconds = timed(lambda: cs.survivors(
+            coarse, task.feats, data.categorical, hist, totals, n, task.crit, task.min_leaf, tie,
+            refine), repeats, min)
+        phases["bounds"] = 1000.0 * seconds
         kept = task.feats[keep]
         survivors = survivors_of(task, kept, refine, limit, hist.counts, totals)
         out = new_refined(keep.size, C)
@@ -137,6 +130,8 @@ def format_table(result):
         rows.append([phase, f"{ms:.3f}", f"{ms / per:.4f}" if per else ""])
     if result["lightgbm_tree_ms"] is not None:
         rows.append(["LightGBM, per tree", f"{result['lightgbm_tree_ms']:.3f}", ""])
+    else:
+        rows.append(["LightGBM, per tree", LIGHTGBM_MISSING, ""])
     return "\n".join([
         f"{result['dataset']} ({result['rows']:,} rows x {F} features), the root of AdaBoost's "
         f"round {result['rounds']}, depth-{result['depth']} {result['criterion']} trees: "

@@ -13,15 +13,16 @@ __all__ = ["timed", "text_table", "write_json", "publish", "progress_bar", "figu
            "require_plotting", "panel_grid", "count", "add_output_arguments", "BENCH_EXTRA"]
 
 
-def timed(call, repeats):
-    """(result of a warm-up call, median wall seconds of ``repeats`` further calls)."""
+def timed(call, repeats, statistic=statistics.median):
+    """(result of a warm-up call, the ``statistic`` (default the median) of the wall seconds
+    of ``repeats`` further calls)."""
     result = call()
     seconds = []
     for _ in range(repeats):
         start = time.perf_counter()
         call()
         seconds.append(time.perf_counter() - start)
-    return result, statistics.median(seconds)
+    return result, statistic(seconds)
 
 
 def text_table(header, rows, n_left):
