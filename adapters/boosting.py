@@ -3,7 +3,9 @@
 A round: take the current weights (their order kept from the last round) ->
 grow a tree with the chosen finder on the round's rows and features ->
 weight it by alpha -> update the weights and restore their order by one O(n)
-merge (``apsplit.kernels.order``).  Only the first round sorts.
+merge (``apsplit.kernels.order``).  Only the first round sorts.  A finder that
+reads no weight order (``Finder.reads_weight_order``: the exhaustive one) gets
+the rows of positive weight in index order instead, and no round merges.
 
 Clients differ only in what the finder sees each round:
 
@@ -81,7 +83,8 @@ from .. import lower_bounds
 from .. import validation as v
 from ..dataset import Dataset
 from ..finders import check_problem, get_finder, kernel_finder_params
-from ..kernels.boost import add_votes, floor_weights, reweight, tree_predictions, vote_error
+from ..kernels.boost import (add_round_votes, add_votes, floor_weights, reweight,
+                             tree_predictions)
 from ..kernels.criteria import BOUNDS, CRITERIA
 from ..kernels.order import merge_groups
 from ..tree import grow_from_problem
@@ -209,7 +212,7 @@ class Boosting(Exportable):
         self.n_features_in_ = ds.n_features
         correct = self._fit_rounds(ds, root, codes, w0)
         # which training examples each tree gets right, one bit each: exponential_loss()
-        self._train_correct = np.packbits(np.column_stack(correct), axis=0)
+        self._train_correct = np.column_stack(correct)
         self._train_w0 = w0
         if self.refit_weights:
             self._refit()
@@ -221,15 +224,16 @@ class Boosting(Exportable):
         if self.sampler is not None:
             draws = np.random.default_rng(rng.randint(2 ** 31))
             self.sampler.start(ds.n_rows, ds.n_features, self.learning_rate)
-        w, order = w0.copy(), root.order
+        keep_order = self._keeps_weight_order()
         zero = w0 == 0
+        floor = np.finfo(float).eps if self.stopping == "sklearn" else 0.0  # else no floor
+        w = w0.copy()
+        n_positive = floor_weights(w, zero, floor)
+        order = root.order if keep_order else np.flatnonzero(w)
         votes = np.zeros((ds.n_rows, C))  # sum_t alpha_t (1[h_t = k] - 1[h_t != k] / (C-1))
         self.trees_, alphas, errors, self.history_, correct = [], [], [], [], []
         for t in range(self.n_rounds):
             start = time.perf_counter()
-            # scikit-learn floors the weights at eps; the others leave them as they are
-            n_positive = floor_weights(w, zero, np.finfo(float).eps if self.stopping == "sklearn"
-                                       else 0.0, order)
             rows, features = order[:n_positive], self._round_features(ds.n_features, rng)
             if self.sampler is not None:
                 rows, features = self._sampled(t, w, rows, features, draws)
@@ -248,19 +252,19 @@ class Boosting(Exportable):
                 break
             if not stop and t < self.n_rounds - 1:
                 w = w.copy()  # the round's Problem (a finder may keep it) keeps its weights
-                reweight(w, miss, math.exp(s * alpha))
-                order = merge_groups(order, w, miss)
+                n_positive = reweight(w, miss, math.exp(s * alpha), zero, floor)
+                order = merge_groups(order, w, miss) if keep_order else np.flatnonzero(w)
             seconds = time.perf_counter() - start
             self.trees_.append(tree)
             alphas.append(alpha)
             errors.append(err)
-            correct.append(~miss)
-            add_votes(votes, predicted, alpha)
+            correct.append(np.packbits(~miss))
             record = {"round": t + 1, "assessments": tree.assessments, "seconds": finder_seconds,
                       "round_seconds": seconds, "n_rows": int(problem.order.size),
                       "n_features": int(problem.features.size),
                       "sampler": getattr(self.sampler, "name", "none"), "weighted_error": err,
-                      "alpha": alpha, "train_error": vote_error(votes, codes, w0),
+                      "alpha": alpha, "train_error": add_round_votes(votes, predicted, alpha,
+                                                                     codes, w0),
                       "sorted": t == 0}
             record.update(self._round_bounds(t + 1, problem, tree))
             self.history_.append(record)
@@ -271,6 +275,13 @@ class Boosting(Exportable):
         self.estimator_weights_ = np.array(alphas)
         self.estimator_errors_ = np.array(errors)
         return correct
+
+    def _keeps_weight_order(self):
+        """Whether the rounds keep the rows in decreasing weight order (``merge_groups``):
+        when the finder reads it (``Finder.reads_weight_order``) or a weight-order lower
+        bound is tracked.  Else each round's rows are its rows of positive weight in index
+        order, which the exhaustive finder's trees do not depend on."""
+        return getattr(self.finder, "reads_weight_order", True) or bool(self.track_lower_bounds)
 
     def _sampled(self, round, w, rows, features, draws):
         """The round's rows (in weight order) and features, narrowed by the sampler."""
@@ -505,6 +516,9 @@ class WeightTrimmingBoost(Boosting):
             return order
         held = np.cumsum(w[order])
         return order[: int(np.searchsorted(held, self.mass * held[-1])) + 1]
+
+    def _keeps_weight_order(self):
+        return True  # the heaviest rows are a prefix of the weight order
 
 
 def class_codes(y):

@@ -16,8 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .kernels.build import threshold_of
-from .kernels.coarse import (MAX_COARSE, PAYS_VALUES_PER_BIN, TWO_LEVEL_VALUES_PER_BIN, CoarseBins,
-                             group_ranks, no_coarse_bins)
+from .kernels.coarse import (MAX_COARSE, NEVER, PAYS_VALUES_PER_BIN, TWO_LEVEL_VALUES_PER_BIN,
+                             CoarseBins, group_ranks, no_coarse_bins)
 from .kernels.state import BinnedData, Workspace
 
 __all__ = ["Dataset", "dense_matrix"]
@@ -213,10 +213,13 @@ class Dataset:
         Feature k's ranks are grouped into at most B = ``coarse_bins``
         contiguous bins of at most 2 n / B examples each, or one value
         (``kernels.coarse.group_ranks``); a feature with at most B values
-        keeps one bin per value.
+        keeps one bin per value.  When every feature has at most B values and the
+        prefilter is not forced (``prefilter=True``), it would never run nor
+        serve two-level sums: then they are empty (``no_coarse_bins``).
         """
         if self._coarse is None:
-            self._coarse = self._bin_coarse()
+            useless = self.prefilter is not True and self.n_bins.max() <= self.max_coarse_bins
+            self._coarse = no_coarse_bins() if useless else self._bin_coarse()
         return self._coarse
 
     def _rank_counts(self, k):
@@ -258,8 +261,7 @@ class Dataset:
             codes = np.empty((K, n), np.uint8)
             for k in range(K):
                 codes[k] = of_rank[self.bin_offsets[k] + self.codes[k]]
-        min_mean_bins = {True: 0, False: np.iinfo(np.int64).max // (K + 1)}.get(
-            self.prefilter, PAYS_VALUES_PER_BIN * B)
+        min_mean_bins = {True: 0, False: NEVER}.get(self.prefilter, PAYS_VALUES_PER_BIN * B)
         return CoarseBins(codes, csr_bins, zero_bin, offsets, span, of_rank.astype(np.uint8),
                           min_mean_bins)
 

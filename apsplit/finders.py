@@ -29,7 +29,9 @@ class Problem:
     """One node to split, already validated.
 
     order     the node's examples with positive weight, in decreasing weight order
-              (ties in the order given); examples are assessed in this order
+              (ties in the order given); examples are assessed in this order.  A
+              finder whose ``reads_weight_order`` is False may be given them in
+              any order (the boosting clients then skip keeping the order)
     features  candidate feature columns (int64); ties go to the one listed first
     min_leaf  a split must leave at least this many examples in each child
     """
@@ -46,9 +48,13 @@ class Problem:
 
 
 class Finder:
-    """Base of split finders: subclasses implement ``find(problem) -> Split``."""
+    """Base of split finders: subclasses implement ``find(problem) -> Split``.
+
+    ``reads_weight_order``: whether the split depends on the order of
+    ``Problem.order`` (True unless a finder says otherwise)."""
 
     name = "finder"
+    reads_weight_order = True
 
     def find(self, problem):
         raise NotImplementedError
@@ -126,9 +132,12 @@ class Exhaustive(_KernelFinder):
     n_threads  threads of the coarse histograms and of the survivors' exact scans
                (dense numeric features; default 1, -1: every core); the same split,
                bit for bit, for any count (``kernels/refine.py``)
+
+    It reads the node's rows in index order (``reads_weight_order`` False).
     """
 
     name = "exhaustive"
+    reads_weight_order = False
 
     def __init__(self, n_threads=1):
         self.n_threads = v.check_threads(n_threads)

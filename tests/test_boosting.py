@@ -115,6 +115,32 @@ def test_each_round_sees_the_stable_weight_order(satimage, client, stopping):
         assert np.all(w[w0 == 0] == 0)
 
 
+@pytest.mark.parametrize("stopping", ["sklearn", "none"])
+def test_exhaustive_rounds_keep_no_weight_order(satimage, monkeypatch, stopping):
+    """The exhaustive finder reads no weight order: its rounds skip the merge and grow
+    the trees, alphas and training errors of the same finder told to read it."""
+    X, y = satimage
+    w0 = np.random.default_rng(2).integers(0, 3, y.size).astype(float)  # ties and zeros
+
+    class OrderedExhaustive(apsplit.Exhaustive):
+        reads_weight_order = True
+
+    merges = []
+    merge_groups = apsplit.adapters.boosting.merge_groups
+    monkeypatch.setattr(apsplit.adapters.boosting, "merge_groups",
+                        lambda *args: merges.append(1) or merge_groups(*args))
+    options = dict(n_rounds=8, max_depth=2, criterion="gini", stopping=stopping)
+    reference = AdaBoost(method=OrderedExhaustive(), **options).fit(X, y, sample_weight=w0)
+    assert len(merges) == 7
+    model = AdaBoost(method="exhaustive", **options).fit(X, y, sample_weight=w0)
+    assert len(merges) == 7
+    assert_same_trees(model, reference)
+    np.testing.assert_array_equal(model.estimator_weights_, reference.estimator_weights_)
+    for record, ref in zip(model.history_, reference.history_):
+        assert record["train_error"] == ref["train_error"]
+        assert record["n_rows"] == ref["n_rows"] == np.count_nonzero(w0)
+
+
 def test_only_the_first_round_sorts(satimage, monkeypatch):
     X, y = satimage
     ds = apsplit.Dataset(X)

@@ -1,4 +1,6 @@
-"""Per-round bookkeeping of the boosting clients over all rows, in O(n C)."""
+"""Per-round bookkeeping of the boosting clients over all rows, in O(n C): one pass
+before the round's alpha is known (``tree_predictions``), three after (``reweight``'s
+two, ``add_round_votes``)."""
 
 import numpy as np
 from numba import njit
@@ -20,23 +22,65 @@ def tree_predictions(leaf_class, leaves, codes, w):
     return predicted, miss, err
 
 
+@njit(cache=True, inline="always")
+def _add_row_votes(votes, i, predicted, alpha, other):
+    for k in range(votes.shape[1]):
+        votes[i, k] += alpha if k == predicted else other
+
+
 @njit(cache=True)
 def add_votes(votes, predicted, alpha):
     """votes[i, k] += alpha if k is row i's predicted class, else -alpha / (C - 1)."""
-    C = votes.shape[1]
-    other = -alpha / (C - 1)
+    other = -alpha / (votes.shape[1] - 1)
     for i in range(votes.shape[0]):
-        for k in range(C):
-            votes[i, k] += alpha if k == predicted[i] else other
+        _add_row_votes(votes, i, predicted[i], alpha, other)
+
+
+@njit(cache=True, inline="always")
+def _floor(w, i, zero, floor):
+    if zero[i]:
+        w[i] = 0.0
+    elif w[i] < floor:
+        w[i] = floor
+    return w[i] > 0.0
 
 
 @njit(cache=True)
-def vote_error(votes, codes, w0):
-    """Weighted error of the ensemble's votes, each row predicting the first class
-    with the largest vote (two classes: class 1 when its vote exceeds class 0's)."""
+def floor_weights(w, zero, floor):
+    """scikit-learn's floor: weights below ``floor`` raised to it, rows of weight 0
+    (``zero``) kept at 0; returns the number of rows of positive weight."""
+    n_positive = 0
+    for i in range(w.shape[0]):
+        n_positive += _floor(w, i, zero, floor)
+    return n_positive
+
+
+@njit(cache=True)
+def reweight(w, miss, factor, zero, floor):
+    """Misclassified weights times ``factor``, all weights normalised to sum 1, then
+    floored for the next round (``floor_weights``, whose count it returns)."""
+    total = 0.0
+    for i in range(w.shape[0]):
+        if miss[i]:
+            w[i] *= factor
+        total += w[i]
+    n_positive = 0
+    for i in range(w.shape[0]):
+        w[i] /= total
+        n_positive += _floor(w, i, zero, floor)
+    return n_positive
+
+
+@njit(cache=True)
+def add_round_votes(votes, predicted, alpha, codes, w0):
+    """The round's votes added (``add_votes``); returns the ensemble's weighted training
+    error: each row votes for the first class with the largest vote (two classes: class 1
+    when its vote exceeds class 0's), and a wrong vote costs the row's w0."""
     C = votes.shape[1]
+    other = -alpha / (C - 1)
     err = 0.0
     for i in range(votes.shape[0]):
+        _add_row_votes(votes, i, predicted[i], alpha, other)
         best = 0
         for k in range(1, C):
             if votes[i, k] > votes[i, best]:
@@ -44,31 +88,3 @@ def vote_error(votes, codes, w0):
         if best != codes[i]:
             err += w0[i]
     return err
-
-
-@njit(cache=True)
-def floor_weights(w, zero, floor, order):
-    """scikit-learn's floor: weights below ``floor`` raised to it, rows of weight 0
-    (``zero``) kept at 0; returns the number of leading rows of ``order`` with
-    positive weight."""
-    for i in range(w.shape[0]):
-        if zero[i]:
-            w[i] = 0.0
-        elif w[i] < floor:
-            w[i] = floor
-    n = 0
-    while n < order.shape[0] and w[order[n]] > 0.0:
-        n += 1
-    return n
-
-
-@njit(cache=True)
-def reweight(w, miss, factor):
-    """Misclassified weights times ``factor``, then all weights normalised to sum 1."""
-    total = 0.0
-    for i in range(w.shape[0]):
-        if miss[i]:
-            w[i] *= factor
-        total += w[i]
-    for i in range(w.shape[0]):
-        w[i] /= total

@@ -61,6 +61,7 @@ ULP = 2.0 ** -53
 MAX_VERTEX_CLASSES = 4  # inner bounds enumerate the 2^C vertices up to this many classes
 PAYS_VALUES_PER_BIN = 8  # prefilter="auto": once the plain scans would visit 8 values per coarse bin
 TWO_LEVEL_VALUES_PER_BIN = 16  # a dense feature with more values per coarse bin sums in two levels
+NEVER = 2 ** 31  # a min_mean_bins no node reaches (a feature has fewer bins than rows)
 
 CoarseBins = namedtuple("CoarseBins", [
     "codes",     # dense: (K, n) uint8 coarse bin of every example; sparse: empty
@@ -116,10 +117,10 @@ def pays(coarse, bin_offsets, feats, n):
 
 
 def no_coarse_bins():
-    """An empty CoarseBins, for the kernels' searches that use none."""
+    """An empty CoarseBins, for the kernels' searches that use none (``pays`` never)."""
     empty = np.zeros(0, np.int64)
     return CoarseBins(np.zeros((0, 0), np.uint8), np.zeros(0, np.int32), empty, np.zeros(1, np.int64),
-                      empty, np.zeros(0, np.uint8), 0)
+                      empty, np.zeros(0, np.uint8), NEVER)
 
 
 @njit(cache=True)
