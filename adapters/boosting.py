@@ -226,7 +226,8 @@ class Boosting(Exportable):
             self.sampler.start(ds.n_rows, ds.n_features, self.learning_rate)
         keep_order = self._keeps_weight_order()
         zero = w0 == 0
-        floor = np.finfo(float).eps if self.stopping == "sklearn" else 0.0  # else no floor
+        # scikit-learn floors the weights at eps each round; the other rules do not
+        floor = np.finfo(float).eps if self.stopping == "sklearn" else 0.0
         w = w0.copy()
         n_positive = floor_weights(w, zero, floor)
         order = root.order if keep_order else np.flatnonzero(w)

@@ -8,6 +8,8 @@ Select one with APSPLIT_HYPOTHESIS_PROFILE (default "ci"):
   thorough  ten times ci, random examples every run, for a long hunt
 Tests that need fewer examples ask for a share of the profile's count
 (``strategies.scaled``).
+
+APSPLIT_COMPILE_LOG=<folder> logs numba's compiles per worker (``compile_log``).
 """
 
 import os
@@ -25,6 +27,12 @@ settings.register_profile("ci", max_examples=300, derandomize=True, **_COMMON)
 settings.register_profile("dev", max_examples=25, **_COMMON)
 settings.register_profile("thorough", max_examples=3000, **_COMMON)
 settings.load_profile(os.environ.get("APSPLIT_HYPOTHESIS_PROFILE", "ci"))
+
+if os.environ.get("APSPLIT_COMPILE_LOG"):
+    import compile_log
+
+    compile_log.start(os.environ["APSPLIT_COMPILE_LOG"],
+                      os.environ.get("PYTEST_XDIST_WORKER", "main"))
 
 
 def _adaboost_grower(n_values):
@@ -44,9 +52,9 @@ def _newton_grower(method):
 
 # The kernels nearly every test file needs, split between the two xdist workers.  On a
 # clean clone numba compiles each in minutes (either AdaBoost grower about 3.7, the
-# exhaustive Newton grower 0.9, the batched 0.7: numba's compile events on 2 cores), and
-# both workers compiled the same ones at once; now each compiles its share first and
-# loads the other share from numba's disk cache, written by the other worker meanwhile.
+# exhaustive Newton grower 0.9, the batched 0.7, on 2 cores: ``compile_log``), and both
+# workers compiled the same ones at once; now each compiles its share first and loads
+# the other share from numba's disk cache, written by the other worker meanwhile.
 _SHARES = {"gw0": (lambda: _adaboost_grower(8), lambda: _newton_grower("exhaustive")),
            "gw1": (lambda: _adaboost_grower(300), lambda: _newton_grower("adaptive"))}
 

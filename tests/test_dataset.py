@@ -243,3 +243,16 @@ def test_a_workspace_is_kept_for_the_next_call_and_never_shared():
             raise ValueError
     with ds.workspace(2) as fresh:  # a block that raised: its arrays are gone
         assert fresh[0] is not work[0]
+
+
+@pytest.mark.parametrize("prefilter, built", [("auto", False), (False, False), (True, True)])
+def test_coarse_bins_are_made_only_where_they_can_serve(prefilter, built):
+    """At most B values per feature: "auto" could never run the prefilter (it needs 8
+    values per coarse bin) and no feature sums in two levels, so no coarse bins; forced
+    on, one per value.  More values per feature: made."""
+    few = np.tile(np.arange(4.0), 50)[:, None]
+    coarse = apsplit.Dataset(few, prefilter=prefilter, coarse_bins=8).coarse_bins()
+    assert coarse.offsets[-1] == (4 if built else 0)
+    many = np.arange(200.0)[:, None]
+    made = apsplit.Dataset(many, prefilter=prefilter, coarse_bins=8).coarse_bins()
+    assert 1 < made.offsets[-1] <= 8
