@@ -195,7 +195,8 @@ class Boosting(Exportable):
     # -- fitting ---------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Boost on X (array, scipy.sparse or apsplit.Dataset), class labels y (``class_codes``)."""
-        ds = X if isinstance(X, Dataset) else Dataset(X)
+        ds = X if isinstance(X, Dataset) else Dataset(
+            X, n_threads=getattr(self.finder, "n_threads", 1))
         self.classes_, codes = class_codes(y)
         if codes.shape[0] != ds.n_rows:
             raise ValueError(f"y must hold one label per row of X ({ds.n_rows}), "

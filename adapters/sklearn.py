@@ -174,12 +174,13 @@ class APTreeClassifier(_Classifier):
         """Grow the tree on X (array or scipy.sparse, never densified) and labels y."""
         X, y, self.classes_, codes = self._validate_fit(X, y)
         self.n_classes_ = len(self.classes_)
-        dataset = Dataset(X)
+        finder = _finder(self.method, self.n_jobs)
+        dataset = Dataset(X, n_threads=getattr(finder, "n_threads", 1))
         problem = check_problem(dataset, codes, sample_weight, _CRITERIA[self.criterion], None,
                                 None, False, self.bounds, n_classes=self.n_classes_,
                                 min_samples_leaf=_leaf_size(self.min_samples_leaf, X.shape[0]))
         max_depth = dataset.n_rows if self.max_depth is None else self.max_depth
-        self.tree_ = grow_from_problem(problem, _finder(self.method, self.n_jobs), max_depth)
+        self.tree_ = grow_from_problem(problem, finder, max_depth)
         return self
 
     def apply(self, X):

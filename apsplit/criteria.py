@@ -36,8 +36,12 @@ criterion, with the criterion inlined as a compile-time constant: a user's
 criterion runs at the built-in's speed (0.98-1.02x per tree, measured by
 ``python -m benchmarks.newton_engine``) after a compile of about 50 s at its first
 tree (48-58 s measured by the same command on the shared 2-core machine).  The
-built-in grower is cached on disk; a user's is not, as numba's cache checks only
-the grower's own file, not the criterion inlined into it.
+built-in grower is cached on disk.  A user's is compiled in every process, unless
+it is registered with ``cache=True``: its growers are then kept in numba's disk
+cache, under names that carry a hash of the files that define its functions and of
+their code (numba's cache checks only the grower's own file, not the criterion
+inlined into it), so that an edited criterion is compiled afresh and a new process
+loads an unchanged one in seconds.
 
 ``quick`` and ``adaptive`` take a user's criterion when it was registered with
 ``bounds=``: a jitted ``bounds(G_lo, G_hi, H_lo, H_hi, params) -> (lo, hi)`` on the
@@ -48,10 +52,13 @@ without ``bounds=`` they refuse the criterion with a ValueError.  The built-in
 "newton" uses its convexity jointly (tighter).
 """
 
+import hashlib
+import inspect
 import itertools
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from numba.extending import is_jitted
 
@@ -82,23 +89,32 @@ class Criterion:
     weight: object
     built_in: bool = False
     bounds: object = None
+    cache: bool = False
     _grower: object = field(default=None, repr=False)
     _batched: object = field(default=None, repr=False)
     _round: object = field(default=None, repr=False)
 
     def _label(self):
-        return "user_" + re.sub(r"\W", "_", self.name) + f"_{next(_SERIAL)}"
+        """The growers' name: a serial tells apart criteria registered under one name; a
+        cached criterion's carries its functions' hash instead (``source_tag``)."""
+        tag = source_tag(self._functions()) if self.cache else next(_SERIAL)
+        return "user_" + re.sub(r"\W", "_", self.name) + f"_{tag}"
+
+    def _functions(self):
+        return [fn for fn in (self.score, self.weight, self.bounds) if fn is not None]
 
     def grower(self):
         if self._grower is None:
-            self._grower = newton_grow.specialise(self.score, self.weight, self._label())
+            self._grower = newton_grow.specialise(self.score, self.weight, self._label(),
+                                                  cache=self.cache)
         return self._grower
 
     def round_grower(self):
         """The grower of a round's K trees (``newton_forest.specialise`` of ``grower()``),
         compiled at the first round."""
         if self._round is None:
-            self._round = newton_forest.specialise(self.grower(), self._label())
+            self._round = newton_forest.specialise(self.grower(), self._label(),
+                                                   cache=self.cache)
         return self._round
 
     def batched_grower(self):
@@ -106,13 +122,34 @@ class Criterion:
         first tree; needs ``bounds``."""
         if self._batched is None:
             label = self._label()
-            upper, lower = newton_search.user_gain_bounds(self.bounds, label)
+            upper, lower = newton_search.user_gain_bounds(self.bounds, label, self.cache)
             self._batched = newton_search.specialise(self.score, self.weight, upper, lower,
-                                                     label)
+                                                     label, cache=self.cache)
         return self._batched
 
 
 _SERIAL = itertools.count(1)  # tells apart the growers of criteria registered under one name
+
+
+def source_tag(functions):
+    """A hash of the jitted ``functions``' source files, names and code (bytecode and
+    constants): the tag in a cached criterion's growers' names.  A ValueError if one is
+    a closure or has no source file, whose compiled code a hash of the file cannot
+    tell apart."""
+    digest = hashlib.sha1()
+    for fn in functions:
+        py = fn.py_func
+        path = inspect.getsourcefile(py)
+        if py.__closure__ or path is None or not Path(path).is_file():
+            raise ValueError(f"cache=True needs criterion functions defined at the top level "
+                             f"of a file; {py.__qualname__} is "
+                             f"{'a closure' if py.__closure__ else 'not in a file'}")
+        digest.update(Path(path).read_bytes())
+        digest.update(f"{py.__module__}.{py.__qualname__}".encode())
+        digest.update(py.__code__.co_code + repr(py.__code__.co_consts).encode())
+    return digest.hexdigest()[:12]
+
+
 _REGISTRY = {BUILT_IN: Criterion(BUILT_IN, newton_score, newton_weight, built_in=True,
                                  bounds="convex (kernels/newton_bounds.py)",
                                  _grower=newton_grow.grow_newton,
@@ -176,7 +213,7 @@ def _probe_bounds(name, score, bounds):
                                  f"score {value} at G={g}, H={h}")
 
 
-def register_criterion(name, score, weight=None, *, bounds=None, overwrite=False):
+def register_criterion(name, score, weight=None, *, bounds=None, overwrite=False, cache=False):
     """Make a split criterion usable by name in Newton trees (``criterion=name`` in
     ``grow_newton_tree``, ``params["criterion"]`` in ``apsplit.adapters.train``).
 
@@ -200,6 +237,14 @@ def register_criterion(name, score, weight=None, *, bounds=None, overwrite=False
         Replace a criterion registered under ``name``; the built-in "newton" (XGBoost's
         gain, which ``train``'s default trees and their XGBoost parity rest on) is never
         replaced.
+    cache : bool
+        Keep the criterion's compiled growers in numba's disk cache (as the built-in's
+        are), to load them in seconds in the next process instead of compiling for
+        about 50 s.  Its functions must be defined at the top level of a file (not in
+        a closure or an interactive session); an edit of that file, or of their code,
+        compiles them afresh.  What they read from other modules, and the values of
+        globals computed at run time, are frozen in the cached code, as in numba's own
+        cache.
 
     Both functions are called here at a few (G, H), H = 0 included, with
     ``NewtonParams()``'s parameters and with lambda = 0, so that a criterion that does
@@ -221,11 +266,15 @@ def register_criterion(name, score, weight=None, *, bounds=None, overwrite=False
             raise TypeError(f"criterion {name!r}: {role} must be a numba-jitted function "
                             f"(decorate {getattr(fn, '__name__', repr(fn))} with @numba.njit), "
                             f"got {type(fn).__name__}")
+    if not isinstance(cache, bool):
+        raise TypeError(f"cache must be True or False, got {cache!r}")
     _probe(name, "score", score)
     _probe(name, "weight", weight)
     if bounds is not None:
         _probe_bounds(name, score, bounds)
-    criterion = Criterion(name, score, weight, bounds=bounds)
+    criterion = Criterion(name, score, weight, bounds=bounds, cache=cache)
+    if cache:
+        source_tag(criterion._functions())  # refuses a closure now, not at the first tree
     _REGISTRY[name] = criterion
     return criterion
 

@@ -18,6 +18,7 @@ from .kernels.criteria import BOUNDS, CRITERIA
 from .kernels.coarse import new_histogram
 from .kernels.search import EXHAUSTIVE, METHODS, run, run_exhaustive
 from .kernels.state import Params, Task
+from .parallel import check_threads
 from .split import Split
 
 __all__ = ["Problem", "Finder", "Exhaustive", "Quick", "Adaptive", "AdaptivePaper", "find_split",
@@ -51,10 +52,13 @@ class Finder:
     """Base of split finders: subclasses implement ``find(problem) -> Split``.
 
     ``reads_weight_order``: whether the split depends on the order of
-    ``Problem.order`` (True unless a finder says otherwise)."""
+    ``Problem.order`` (True unless a finder says otherwise).  ``n_threads``: the
+    threads it searches on (1 unless a finder says otherwise); the clients bin X
+    (``Dataset``) on as many."""
 
     name = "finder"
     reads_weight_order = True
+    n_threads = 1
 
     def find(self, problem):
         raise NotImplementedError
@@ -140,7 +144,7 @@ class Exhaustive(_KernelFinder):
     reads_weight_order = False
 
     def __init__(self, n_threads=1):
-        self.n_threads = v.check_threads(n_threads)
+        self.n_threads = check_threads(n_threads)
 
     def _params(self):
         return ExhaustiveParams(self.n_threads)

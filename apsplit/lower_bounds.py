@@ -204,8 +204,9 @@ def _stops_kernel(criterion):
         return newton_stops.node_stops_newton
     if crit not in _STOP_KERNELS:
         label = crit._label()
-        upper, lower = newton_search.user_gain_bounds(crit.bounds, label)
-        _STOP_KERNELS[crit] = newton_stops.specialise(crit.score, upper, lower, label)
+        upper, lower = newton_search.user_gain_bounds(crit.bounds, label, crit.cache)
+        _STOP_KERNELS[crit] = newton_stops.specialise(crit.score, upper, lower, label,
+                                                      cache=crit.cache)
     return _STOP_KERNELS[crit]
 
 

@@ -46,7 +46,6 @@ where they arise:
 
 import math
 import numbers
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -56,10 +55,10 @@ from . import validation as v
 from .criteria import get_criterion
 from .dataset import dense_matrix
 from .kernels import newton_hist, newton_route, newton_search
-from .kernels.lanes import lane_count
 from .kernels.newton_categorical import MAX_CATEGORY
 from .kernels.newton_grow import NO_DRAW, ColumnDraw
 from .kernels.newton_split import Columns, Params
+from .parallel import check_threads, each_feature
 
 __all__ = ["NewtonParams", "NewtonData", "NewtonTree", "grow_newton_tree", "grow_newton_forest",
            "METHODS", "WEIGHT_ORDERS"]
@@ -198,24 +197,16 @@ def _csr(X):
 def _sorted_columns(present, n_features, n_values, n_threads):
     """(rows, values, counts): every feature's present entries, feature after feature, sorted
     by value, ties by row (``present(k)``: feature k's present rows ascending and their
-    values; a stable sort keeps ties in row order).  The features are dealt round-robin to
-    up to ``n_threads`` Python threads, one per ``kernels.lanes.MIN_WORK_PER_LANE`` of the
-    ``n_values`` values at least (numpy's sort releases the GIL): the result does not
-    depend on them."""
+    values; a stable sort keeps ties in row order), on up to ``n_threads`` threads
+    (``parallel.each_feature``: the result does not depend on them)."""
     columns = [None] * n_features
 
-    def sort(lane, lanes):
-        for k in range(lane, n_features, lanes):
-            rows, values = present(k)
-            order = np.argsort(values, kind="stable")
-            columns[k] = rows[order], values[order]
+    def sort(k):
+        rows, values = present(k)
+        order = np.argsort(values, kind="stable")
+        columns[k] = rows[order], values[order]
 
-    lanes = lane_count(n_threads, n_features, n_values)
-    if lanes == 1:
-        sort(0, 1)
-    else:
-        with ThreadPoolExecutor(lanes) as pool:
-            list(pool.map(sort, range(lanes), [lanes] * lanes))
+    each_feature(sort, n_features, n_values, n_threads)
     counts = np.array([rows.size for rows, _ in columns], np.int64)
     rows = np.concatenate([rows for rows, _ in columns] + [np.empty(0, np.int64)])
     values = np.concatenate([values for _, values in columns] + [np.empty(0)])
@@ -268,7 +259,7 @@ class NewtonData:
 
     def __init__(self, X, categorical=None, histogram_density=HISTOGRAM_DENSITY, n_threads=1,
                  indicators=True):
-        n_threads = v.check_threads(n_threads)
+        n_threads = check_threads(n_threads)
         if not isinstance(indicators, (bool, np.bool_)):
             raise TypeError(f"indicators must be True or False, got {indicators!r}")
         if sp.issparse(X):
@@ -884,7 +875,7 @@ def grow_newton_tree(data, grad, hess, params, rows=None, features=None, method=
     gh = np.empty((data.n_rows, 2))
     gh[:, 0], gh[:, 1] = grad, hess
     draw = column_draw(features.size, colsample_bylevel, colsample_bynode, seed)
-    n_threads = v.check_threads(n_threads)
+    n_threads = check_threads(n_threads)
     if method == "exhaustive":
         kernel_tree = crit.grower()(data.columns(), gh, rows, features,
                                     params.kernel_params(rows.size, n_threads), draw)
@@ -916,7 +907,7 @@ def grow_newton_forest(data, grad, hess, params, rows=None, features=None, crite
     """
     crit = get_criterion(criterion)
     rows, features = _check_growth(data, params, crit, rows, features)
-    n_threads = v.check_threads(n_threads)
+    n_threads = check_threads(n_threads)
     grad = _check_gradient(grad, "grad", data.n_rows, ndim=2)
     hess = _check_gradient(hess, "hess", data.n_rows, ndim=2, non_negative=True)
     if grad.shape != hess.shape:

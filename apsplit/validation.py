@@ -2,7 +2,6 @@
 
 import numbers
 
-import numba
 import numpy as np
 
 from .dataset import Dataset
@@ -83,20 +82,6 @@ def check_positive_int(value, what):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{what} must be a positive integer, got {value!r}")
     return int(value)
-
-
-def check_threads(n_threads, what="n_threads"):
-    """The threads to use for ``n_threads``: a positive integer, capped at numba's thread
-    count (``numba.get_num_threads()``: every core unless lowered), or -1 for all of them."""
-    available = numba.get_num_threads()
-    if isinstance(n_threads, numbers.Integral) and not isinstance(n_threads, bool) \
-            and n_threads == -1:
-        return available
-    if isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral) \
-            or n_threads < 1:
-        raise ValueError(f"{what} must be a positive integer or -1 (every thread), "
-                         f"got {n_threads!r}")
-    return min(int(n_threads), available)
 
 
 def check_non_negative_int(value, what):

@@ -11,10 +11,15 @@
   array, alone and in ``train``; a criterion registered without a weight gets
   Newton's.
 - Registration refuses, with a clear error, what the kernel could not run.
+- ``cache=True`` keeps a criterion's growers on disk, under a name that changes
+  with its code.
 """
 
+import importlib.util
 import itertools
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numba
@@ -289,3 +294,75 @@ def test_the_scikit_learn_estimators_take_a_criterion():
     np.testing.assert_array_equal(mine.predict_proba(X), ref.predict_proba(X))
     with pytest.raises(ValueError, match="unknown criterion 'nope'"):
         APGradientBoostingClassifier(n_estimators=1, criterion="nope").fit(X, y)
+
+
+# ------------------------------------------------------------------------- cache=True
+_NEW_PROCESS = """
+import sys
+sys.path.insert(0, {tests!r})
+import numpy as np
+from apsplit import criteria
+from apsplit.newton import NewtonData, NewtonParams, grow_newton_tree
+import user_criterion
+criterion = criteria.get_criterion(user_criterion.registered())
+x = np.arange(40, dtype=float)[:, None]
+tree = grow_newton_tree(NewtonData(x), np.sin(x[:, 0]), np.ones(40), NewtonParams(max_depth=2),
+                        criterion=criterion.name)
+stats = criterion.grower().stats
+print(len(stats.cache_hits), len(stats.cache_misses), repr(tree.base_weight.tolist()))
+"""
+
+
+def test_a_cached_criterion_is_loaded_not_compiled_in_a_new_process():
+    # the tests' criterion is registered with cache=True: once grown here, its grower is on
+    # disk, and a new process loads it (a cache hit, no compile) and grows the same tree
+    criterion = criteria.get_criterion(user_criterion.registered())
+    assert criterion.cache
+    x = np.arange(40, dtype=float)[:, None]
+    tree = grow_newton_tree(NewtonData(x), np.sin(x[:, 0]), np.ones(40),
+                            NewtonParams(max_depth=2), criterion=criterion.name)
+    script = _NEW_PROCESS.format(tests=str(Path(__file__).parent))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout.split(maxsplit=2)
+    assert out[:2] == ["1", "0"]
+    assert out[2].strip() == repr(tree.base_weight.tolist())
+
+
+def _module(tmp_path, name, lam):
+    """A criterion's module file ``name``.py whose score divides by H + ``lam``, imported."""
+    path = tmp_path / f"{name}.py"
+    path.write_text("import numba\n\n\n@numba.njit\ndef score(G, H, params):\n"
+                    f"    return G * G / (H + {lam})\n")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_cached_criterions_name_changes_with_its_code(tmp_path):
+    first = criteria.source_tag([_module(tmp_path, "crit_a", 1.0).score])
+    assert criteria.source_tag([_module(tmp_path, "crit_a", 1.0).score]) == first
+    assert criteria.source_tag([_module(tmp_path, "crit_a", 2.0).score]) != first  # edited
+    assert criteria.source_tag([_module(tmp_path, "crit_b", 1.0).score]) != first
+    assert criteria.source_tag([user_criterion.score]) != criteria.source_tag(
+        [user_criterion.weight])  # two functions of one file
+
+
+def test_cache_refuses_what_a_file_cannot_name(name):
+    lam = 2.0
+
+    @numba.njit
+    def closure(G, H, params):
+        return G * G / (H + lam)
+
+    with pytest.raises(ValueError, match="cache=True needs criterion functions defined at the "
+                                         "top level of a file; .*closure is a closure"):
+        apsplit.register_criterion(name, closure, cache=True)
+    namespace = {}
+    exec("import numba\n@numba.njit\ndef typed_in(G, H, params):\n    return 0.0\n", namespace)
+    with pytest.raises(ValueError, match="typed_in is not in a file"):
+        apsplit.register_criterion(name, namespace["typed_in"], cache=True)
+    with pytest.raises(TypeError, match="cache must be True or False"):
+        apsplit.register_criterion(name, _constant, cache=1)
+    assert name not in apsplit.available_criteria()
+    assert not apsplit.register_criterion(name, closure).cache  # uncached, a closure is fine

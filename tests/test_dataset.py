@@ -256,3 +256,27 @@ def test_coarse_bins_are_made_only_where_they_can_serve(prefilter, built):
     many = np.arange(200.0)[:, None]
     made = apsplit.Dataset(many, prefilter=prefilter, coarse_bins=8).coarse_bins()
     assert 1 < made.offsets[-1] <= 8
+
+
+def _binned(ds):
+    return [ds.values, ds.bin_offsets, ds.codes, ds.zero_rank, ds.csc_indptr, ds.csc_rows,
+            ds.csc_codes, ds.csr_indptr, ds.csr_features, ds.csr_codes, ds.csr_bins]
+
+
+@pytest.mark.parametrize("fmt", [None, "csr"])
+def test_the_threads_that_bin_x_do_not_change_the_dataset(fmt):
+    # 40 features x 4000 rows: 160,000 values, several lanes of parallel.each_feature
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(4000, 40)), 2) * (rng.random((4000, 40)) < 0.6)
+    X = sp.csr_matrix(X) if fmt else X
+    one = apsplit.Dataset(X, n_threads=1)
+    for threads in (2, -1):
+        for a, b in zip(_binned(one), _binned(apsplit.Dataset(X, n_threads=threads))):
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("threads", [0, -2, 1.5, True, "2"])
+def test_bad_binning_threads_are_refused(threads):
+    with pytest.raises(ValueError, match="n_threads must be a positive integer or -1"):
+        apsplit.Dataset(np.ones((3, 2)), n_threads=threads)

@@ -16,7 +16,7 @@ from apsplit.kernels import (coarse, lanes, newton_grow, newton_hist, newton_mov
                              newton_parallel)
 from apsplit.kernels.newton_split import Rows, make_level
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_forest, grow_newton_tree
-from apsplit.validation import check_threads as thread_count
+from apsplit.parallel import check_threads as thread_count
 from strategies import scaled
 from test_newton import as_input, params, problems
 from test_newton_hist import DENSITIES, SAMPLING, assert_same_arrays, with_categories

@@ -4,6 +4,7 @@ import inspect
 import pickle
 import tracemalloc
 
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -14,6 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from apsplit.experiments.loaders import load_bundled
 from apsplit import Dataset
+from apsplit import dataset as apsplit_dataset
 from apsplit.adapters import AdaBoost
 from apsplit.adapters.sklearn import APBoostClassifier, APTreeClassifier
 
@@ -376,3 +378,16 @@ def test_apboost_input_errors():
         APBoostClassifier().fit(np.full_like(X, np.nan), y)
     with pytest.raises(ValueError, match="features"):
         APBoostClassifier(n_estimators=3).fit(X, y).predict(X[:, :2])
+
+
+@pytest.mark.parametrize("estimator, n_jobs, threads", [
+    (APTreeClassifier, None, 1), (APTreeClassifier, 2, 2), (APBoostClassifier, None, 1),
+    (APBoostClassifier, 2, 2), (APBoostClassifier, -1, numba.get_num_threads())])
+def test_x_is_binned_on_the_finders_threads(monkeypatch, estimator, n_jobs, threads):
+    asked = []
+    each_feature = apsplit_dataset.each_feature
+    monkeypatch.setattr(apsplit_dataset, "each_feature",
+                        lambda work, K, n, t: asked.append(t) or each_feature(work, K, n, t))
+    X, y = small_problem(seed=5)
+    estimator(n_jobs=n_jobs, method="exhaustive").fit(X, y)
+    assert asked == [min(threads, numba.get_num_threads())]

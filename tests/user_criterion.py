@@ -3,8 +3,8 @@
 A tree grown with it is the built-in tree of ``reg_lambda + 1``, array for array,
 whatever the other parameters: a check of a user's criterion through every grower
 (exhaustive, quick, adaptive, forests, ``train``) against the built-in engine.  One
-criterion for every test file, registered once per process (``registered()``), so that
-its growers compile once per test process: a user's grower is not cached on disk.
+criterion for every test file, registered once per process (``registered()``) with
+``cache=True``: its growers compile once, and later processes load them from disk.
 """
 
 import numba
@@ -50,5 +50,5 @@ def bounds(G_lo, G_hi, H_lo, H_hi, params):
 def registered():
     """The criterion's name, registered in this process if it was not."""
     if NAME not in apsplit.available_criteria():
-        apsplit.register_criterion(NAME, score, weight, bounds=bounds)
+        apsplit.register_criterion(NAME, score, weight, bounds=bounds, cache=True)
     return NAME

@@ -526,9 +526,10 @@ def specialise(score, weight, gain_upper, gain_lower, name, cache=False):
     return bind_globals(_grow, f"grow_batched_{name}", cache, names)
 
 
-def user_gain_bounds(score_bounds, name):
-    """(gain_upper, gain_lower) of a user's criterion from its jitted ``score_bounds``."""
-    return tuple(bind_globals(fn, f"{fn.__name__}_{name}", False,
+def user_gain_bounds(score_bounds, name, cache=False):
+    """(gain_upper, gain_lower) of a user's criterion from its jitted ``score_bounds``
+    (``cache``: kept on disk, for a ``name`` that tells apart the criterion's code)."""
+    return tuple(bind_globals(fn, f"{fn.__name__}_{name}", cache,
                               {"score_bounds": score_bounds})
                  for fn in (newton_bounds.user_gain_upper, newton_bounds.user_gain_lower))
 
