@@ -129,7 +129,8 @@ class APTreeClassifier(_Classifier):
     bounds : {"tight", "paper"}, default="tight"
         Upper bounds used to prune ("paper": the paper's, ``apsplit.kernels.criteria``).
     n_jobs : int or None, default=None
-        Threads of method="exhaustive" (``apsplit.Exhaustive(n_threads)``): None is 1, as in
+        Threads of method="exhaustive" (``apsplit.Exhaustive(n_threads)``) and of the
+        binning of X (``apsplit.Dataset(X, n_threads=...)``): None is 1, as in
         scikit-learn, -1 every core; the same tree for any count.  The other methods
         run on one thread.
 
@@ -268,7 +269,8 @@ class APBoostClassifier(_Classifier):
     random_state : int, RandomState or None, default=None
         Seeds the feature draws of boosting="lazy" and the two draws above.
     n_jobs : int or None, default=None
-        Threads of every tree's search, as in ``APTreeClassifier`` (None: 1).
+        Threads of every tree's search and of the binning of X, as in
+        ``APTreeClassifier`` (None: 1).
 
     Attributes
     ----------

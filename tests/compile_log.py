@@ -11,6 +11,7 @@ spent compiling the same function and signature (the compile the workers' shares
 ``conftest`` avoid), and the costliest functions.
 """
 
+import atexit
 import collections
 import sys
 import time
@@ -24,6 +25,7 @@ class CompileLog(event.Listener):
 
     def __init__(self, path):
         self.file = open(path, "a", buffering=1)
+        atexit.register(self.file.close)
         self.start = time.time()
         self.depth = 0
 
@@ -48,7 +50,7 @@ def start(folder, worker):
 def exclusive_seconds(path):
     """{(function, argument types): exclusive seconds} of one worker's log.  A compile's
     nested compiles end before it does, one level deeper, after it started."""
-    lines = [line.rstrip("\n").split("\t") for line in open(path)]
+    lines = [line.split("\t") for line in Path(path).read_text().splitlines()]
     records = [(float(end), int(depth), float(seconds), name, args)
                for end, depth, seconds, name, args in lines]
     out = collections.Counter()

@@ -257,3 +257,28 @@ def test_compare_bad_options(capsys):
     assert "feature fraction" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         cli.main([])
+
+
+def test_every_client_and_method_is_warmed_up_before_any_clock_runs(monkeypatch):
+    # two untimed rounds each (the second round's reweighting and weight-order merge
+    # compile there), before the first timed fit (the timed fits report to a callback)
+    fits, parse = [], paper.parse_client
+
+    def recording(spec):
+        cls, extra = parse(spec)
+
+        class Recorded(cls):
+            def fit(self, X, y, sample_weight=None):
+                fits.append((spec, self.method, self.n_rounds, self.callback is not None))
+                return super().fit(X, y, sample_weight)
+
+        return Recorded, extra
+
+    monkeypatch.setattr(paper, "parse_client", recording)
+    X, y = np.random.default_rng(1).normal(size=(60, 3)), np.arange(60) % 2
+    paper.run(X, y, clients=["adaboost", "trim0.9"], methods=["quick", "adaptive"], depth=2,
+              rounds=3)
+    first_timed = [timed for *_, timed in fits].index(True)
+    assert sorted((s, m) for s, m, rounds, _ in fits[:first_timed] if rounds == 2) == [
+        ("adaboost", "adaptive"), ("adaboost", "quick"), ("trim0.9", "adaptive"),
+        ("trim0.9", "quick")]
