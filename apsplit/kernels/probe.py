@@ -48,7 +48,7 @@ def prefix_intervals(node, state, scratch, prefixes):
     """[LB, UB] (weight units) of feature 0 after each prefix length (increasing)."""
     out = np.empty((prefixes.shape[0], 2))
     for j in range(prefixes.shape[0]):
-        advance(node, state, scratch, 0, prefixes[j])
+        advance(node, state, scratch, np.int64(0), prefixes[j])  # not a literal: search's advance
         out[j, 0] = state.lb[0]
         out[j, 1] = state.ub[0]
     return out
@@ -58,7 +58,8 @@ def prefix_intervals(node, state, scratch, prefixes):
 def run_probe(kind, target, prefixes, data, work, task):
     """kind 0: ``min_prefix_to_reach(target)``; kind 1: ``prefix_intervals(prefixes)``
     (``task`` without a minimum leaf size)."""
-    node, state, scratch = setup(QUICK, data, work, task)
+    # np.int64, not the literal (see search.ZERO): the search's compiled setup, not another
+    node, state, scratch = setup(np.int64(QUICK), data, work, task)
     if kind == 0:
         out = min_prefix_to_reach(node, state, scratch, target).astype(np.float64).reshape(-1, 1)
     else:

@@ -258,7 +258,8 @@ def _one_level_best(data, work, task, coarse, survivors, k, out_left):
     off = bin_offsets[k]
     n_bins = bin_offsets[k + 1] - off
     counting = min_leaf > 1
-    canonical_pass(data, work, task, k, 0, work.present, np.zeros((0, totals.shape[0])))
+    canonical_pass(data, work, task, k, np.uint8(0), work.present,  # uint8: the search's `listed`
+                   np.zeros((0, totals.shape[0])))
     hist_f = hist[off:off + n_bins]
     counts_f = counts[off:off + n_bins]
     of_rank = coarse.of_rank[off:off + n_bins]

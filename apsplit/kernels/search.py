@@ -176,14 +176,15 @@ def advance(node, state, scratch, f, hi):
     (up to n: ``finalize``; a final feature's bounds are exact: nothing to do)."""
     if state.final[f]:
         return
+    # np.int64 constants, not literals (see ZERO): one compile of finalize and assess
     if hi >= node.task.order.shape[0]:
-        finalize(node, state, scratch, f, 0)
+        finalize(node, state, scratch, f, np.int64(0))
         return
     m = state.seen
     n_new = 0
     if hi > m[f]:
-        n_new = assess(column(node, state, f), stream(node, state), m[f], hi, 0, scratch.new_bins,
-                       -1, scratch.left)
+        n_new = assess(column(node, state, f), stream(node, state), m[f], hi, np.int64(0),
+                       scratch.new_bins, np.int64(-1), scratch.left)
         m[f] = hi
     rebound(node, state, scratch, f, n_new)
 
