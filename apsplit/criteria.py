@@ -89,19 +89,21 @@ class Criterion:
     weight: object
     built_in: bool = False
     bounds: object = None
-    cache: bool = False
+    cache_tag: str = None  # ``source_tag`` of a criterion registered with cache=True
     _grower: object = field(default=None, repr=False)
     _batched: object = field(default=None, repr=False)
     _round: object = field(default=None, repr=False)
 
+    @property
+    def cache(self):
+        """Whether its growers are kept in numba's disk cache."""
+        return self.cache_tag is not None
+
     def _label(self):
         """The growers' name: a serial tells apart criteria registered under one name; a
-        cached criterion's carries its functions' hash instead (``source_tag``)."""
-        tag = source_tag(self._functions()) if self.cache else next(_SERIAL)
+        cached criterion's carries its functions' hash instead (``cache_tag``)."""
+        tag = self.cache_tag if self.cache else next(_SERIAL)
         return "user_" + re.sub(r"\W", "_", self.name) + f"_{tag}"
-
-    def _functions(self):
-        return [fn for fn in (self.score, self.weight, self.bounds) if fn is not None]
 
     def grower(self):
         if self._grower is None:
@@ -272,9 +274,8 @@ def register_criterion(name, score, weight=None, *, bounds=None, overwrite=False
     _probe(name, "weight", weight)
     if bounds is not None:
         _probe_bounds(name, score, bounds)
-    criterion = Criterion(name, score, weight, bounds=bounds, cache=cache)
-    if cache:
-        source_tag(criterion._functions())  # refuses a closure now, not at the first tree
+    tag = source_tag([fn for fn in (score, weight, bounds) if fn is not None]) if cache else None
+    criterion = Criterion(name, score, weight, bounds=bounds, cache_tag=tag)
     _REGISTRY[name] = criterion
     return criterion
 

@@ -2,6 +2,10 @@
 
     APSPLIT_COMPILE_LOG=/tmp/compile python -m pytest    # on a clean clone: cold cache
     python tests/compile_log.py /tmp/compile
+    python tests/compile_log.py /tmp/compile apsplit compare --rounds 10   # one command
+
+The last form runs the ``apsplit`` command with the log on (``apsplit.tsv``), then
+summarises; with ``NUMBA_CACHE_DIR`` set to an empty folder its cache starts cold.
 
 With the variable set, ``conftest`` logs every compile numba makes (its compile
 events), one file per xdist worker: end time, nesting depth, seconds, function,
@@ -79,7 +83,20 @@ def main(folder):
             by_function[name] += s
     for name, s in by_function.most_common(15):
         print(f"{s:8.1f} s  {name}")
+    signatures = collections.Counter()  # name: most signatures compiled in one process
+    for seconds in workers.values():
+        for name, count in collections.Counter(name for name, _ in seconds).items():
+            signatures[name] = max(signatures[name], count)
+    twice = [f"{name} ({count})" for name, count in signatures.most_common()
+             if count > 1 and name.startswith("apsplit.")]
+    print("apsplit functions compiled for several signatures in one process: "
+          + (", ".join(twice) or "none"))
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[2] == "apsplit":
+        from apsplit.experiments.cli import main as apsplit_main
+
+        start(sys.argv[1], "apsplit")
+        apsplit_main(sys.argv[3:])
     main(sys.argv[1])

@@ -59,10 +59,11 @@ def significant_weight(G, H, params):
     return -math.copysign(t, G) / (H + params.reg_lambda)
 
 
-def register():
-    """Register the criterion as "significant" (unless a criterion of that name is)."""
+def register(cache=False):
+    """Register the criterion as "significant" (unless a criterion of that name is);
+    ``cache``: ``register_criterion``'s."""
     if NAME not in available_criteria():
-        register_criterion(NAME, significant_score, significant_weight)
+        register_criterion(NAME, significant_score, significant_weight, cache=cache)
     return NAME
 
 
