@@ -98,16 +98,82 @@ def test_inner_bound_is_below_every_split_inside_the_bin(C, criterion, data):
     w = np.array(data.draw(st.lists(weight, min_size=m, max_size=m)))
     B = np.bincount(labels, weights=w, minlength=C)
     totals = prefix + B + suffix
-    left, right = np.empty(C), np.empty(C)
+    high, left, right = np.empty(C), np.empty(C), np.empty(C)
     crit = CRITERIA[criterion]
-    vertex = coarse.inner_bound(crit, prefix, B[None, :], 0, totals, np.inf, left, right)
-    superadditive = coarse.inner_bound(crit, prefix, B[None, :], 0, totals, -np.inf, left, right)
+    vertex = coarse.inner_bound(crit, prefix, B[None, :], 0, totals, np.inf, high, left, right)
+    superadditive = coarse.inner_bound(crit, prefix, B[None, :], 0, totals, -np.inf, high, left,
+                                       right)
     assert superadditive <= vertex + 1e-12 * totals.sum()  # rounding: ulps of the total
     for side in itertools.product([False, True], repeat=m):
         L = prefix + np.bincount(labels[list(side)], weights=w[list(side)], minlength=C)
         R = totals - L
         score = L.sum() * oracle.impurity(L, criterion) + R.sum() * oracle.impurity(R, criterion)
         assert vertex <= score + 1e-9 * totals.sum()
+
+
+@settings(max_examples=scaled(1.0))
+@given(st.integers(2, 5), st.sampled_from(sorted(CRITERIA)), st.data())
+def test_box_bound_is_below_every_point_of_the_box(C, criterion, data):
+    """Any left weights between low and high (a run's splits inside a flagged bin)
+    score at least the bound, vertices and interior points alike."""
+    weight = WEIGHT_KINDS[data.draw(st.sampled_from(["uniform", "extreme", "boosting"]))]
+    draw_weights = st.lists(weight, min_size=C, max_size=C).map(np.array)
+    low, width, rest = data.draw(draw_weights), data.draw(draw_weights), data.draw(draw_weights)
+    high = low + width
+    totals = high + rest
+    left, right = np.empty(C), np.empty(C)
+    crit = CRITERIA[criterion]
+    bound = coarse.box_bound(crit, low, high, totals, np.inf, left, right)
+    superadditive = coarse.box_bound(crit, low, high, totals, -np.inf, left, right)
+    assert superadditive <= bound + 1e-12 * totals.sum()
+    fractions = data.draw(st.lists(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]),
+                                            min_size=C, max_size=C), min_size=1, max_size=8))
+    for x in fractions:
+        L = low + np.array(x) * width
+        R = totals - L
+        score = L.sum() * oracle.impurity(L, criterion) + R.sum() * oracle.impurity(R, criterion)
+        assert bound <= score + 1e-9 * totals.sum()
+
+
+def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do():
+    """The larger child's coarse histogram is its parent's minus the smaller child's,
+    rounded otherwise than one summed from its rows; its survivors' passes must then
+    sum their coarse bins from the rows (``refine._coarse_pass``), so the node's
+    split, score and child weights are the ones a histogram summed from its rows
+    gives, bit for bit."""
+    from apsplit.finders import check_problem, get_finder, kernel_task
+    from apsplit.kernels.search import run_exhaustive
+    rng = np.random.default_rng(7)
+    n = 600
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 1] + rng.normal(size=n) > 0).astype(np.int64)
+    w = rng.lognormal(sigma=2.0, size=n)
+    ds = apsplit.Dataset(X, coarse_bins=4, prefilter=True)
+    data, bins = ds.kernel_data(), ds.coarse_bins()
+    assert data.two_level.all()  # 600 values in 4 coarse bins
+
+    def task(rows):
+        problem = check_problem(ds, y, w, "gini", rows, None, False, "tight")
+        return kernel_task(problem, np.sort(problem.order))
+
+    parent, smaller, larger = (task(np.arange(n)), task(np.flatnonzero(X[:, 0] <= -0.5)),
+                               task(np.flatnonzero(X[:, 0] > -0.5)))
+    one = np.int64(1)
+    hists = [coarse.new_histogram(bins, 2) for _ in range(3)]
+    for t, hist in zip((parent, smaller, larger), hists):
+        coarse.build_dense(bins, t.feats, t.index_order, t.w, t.y, hist, one)
+    subtracted, summed_smaller, summed = hists
+    coarse.subtract(bins, parent.feats, subtracted, summed_smaller, w.sum())
+    assert summed.summed[0] and summed_smaller.summed[0] and not subtracted.summed[0]
+    np.testing.assert_array_equal(subtracted.counts, summed.counts)
+    assert not np.array_equal(subtracted.weights, summed.weights)  # else this shows nothing
+    params = get_finder("exhaustive").kernel_params()
+    with ds.workspace(2) as work:
+        found = [run_exhaustive(params, data, work, larger, bins, hist, True)
+                 for hist in (subtracted, summed)]
+    assert found[0].position >= 0
+    for a, b in zip(*found):
+        np.testing.assert_array_equal(a, b)
 
 
 # --------------------------------------------------- same splits, same trees

@@ -107,7 +107,7 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
             refine), repeats, min)
         phases["bounds"] = 1000.0 * seconds
         kept = task.feats[keep]
-        survivors = survivors_of(task, kept, refine, limit, hist.counts, totals)
+        survivors = survivors_of(task, kept, refine, limit, hist, totals)
         out = new_refined(keep.size, C)
         phases["survivors' passes"] = _least_ms(lambda: refine_survivors(
             data, work, task, coarse, survivors, out, one), repeats)

@@ -13,7 +13,7 @@ the larger child, as LightGBM does) fit in L1, and:
   weights of the bins before b, x between 0 and the bin's class weights B,
   componentwise) score at least the minimum of f(L) + f(T - L) over that box.
   The score is concave in x (f is concave), so its minimum over the box is
-  at a vertex: ``inner_bound`` enumerates the 2^C vertices for C <= 4, and
+  at a vertex: ``box_bound`` enumerates the 2^C vertices for C <= 4, and
   for more classes uses f(P) + f(T - P - B) (superadditivity: f(P + x) >=
   f(P) and f(T - P - x) >= f(T - P - B)).
 
@@ -77,6 +77,7 @@ NodeHistogram = namedtuple("NodeHistogram", [
     "weights",   # (total coarse bins, C) class weights of the node's examples per coarse bin
     "counts",    # (total coarse bins,) int64 examples per coarse bin
     "error",     # (1,) bound on the summed absolute rounding error of any prefix (eta)
+    "summed",    # (1,) bool: weights summed from the node's rows in index order (dense)
 ])
 
 
@@ -127,7 +128,8 @@ def no_coarse_bins():
 def new_histogram(coarse, n_classes):
     """A zeroed NodeHistogram for every coarse bin of ``coarse``."""
     total = coarse.offsets[-1]
-    return NodeHistogram(np.zeros((total, n_classes)), np.zeros(total, np.int64), np.zeros(1))
+    return NodeHistogram(np.zeros((total, n_classes)), np.zeros(total, np.int64), np.zeros(1),
+                         np.zeros(1, np.bool_))
 
 
 @njit(cache=True)
@@ -185,6 +187,7 @@ def build_dense(coarse, feats, index_order, w, y, hist, n_threads):
             _build_features(coarse, feats, share * F // lanes, (share + 1) * F // lanes,
                             index_order, w_node, y_node, hist)
     hist.error[0] = (n + 2 * MAX_COARSE) * ULP * total
+    hist.summed[0] = True
 
 
 @njit(cache=True)
@@ -228,6 +231,7 @@ def build_sparse(coarse, feats, slot, index_order, w, y, csr_indptr, csr_feature
         total += totals[c]
     # the zeros add one subtraction of two sums of at most n rows each
     hist.error[0] = (2 * n + 3 * MAX_COARSE) * ULP * total
+    hist.summed[0] = False  # the implicit zeros' bins are derived
 
 
 @njit(cache=True)
@@ -242,6 +246,7 @@ def subtract(coarse, feats, parent, smaller, parent_weight):
             for c in range(C):
                 parent.weights[b, c] -= smaller.weights[b, c]
     parent.error[0] += smaller.error[0] + 2 * MAX_COARSE * ULP * parent_weight
+    parent.summed[0] = False
 
 
 @njit(cache=True)
@@ -264,23 +269,34 @@ def _split_score(crit, left, totals, right):
 
 
 @njit(cache=True, inline='always')
-def inner_bound(crit, prefix, weights, b, totals, limit, left, right):
-    """A lower bound on the score of a split inside coarse bin b (class weights
-    B = weights[b]): the least f(P + x) + f(T - P - x) over the box 0 <= x <= B
-    (its vertices) for C <= MAX_VERTEX_CLASSES, else, or when that is already
-    above ``limit`` (the vertex minimum is at least it), f(P) + f(T - P - B)."""
-    C = prefix.shape[0]
+def box_bound(crit, low, high, totals, limit, left, right):
+    """A lower bound on f(L) + f(T - L) over the box low <= L <= high (componentwise):
+    the least value at its vertices for C <= MAX_VERTEX_CLASSES (the score is concave
+    in L), else, or when that is already above ``limit`` (the vertex minimum is at
+    least it), f(low) + f(T - high) (f is superadditive and nonnegative, so f(L) >=
+    f(low) and f(T - L) >= f(T - high))."""
+    C = low.shape[0]
     for c in range(C):
-        left[c] = totals[c] - weights[b, c]
-    superadditive = _split_score(crit, prefix, left, right)
+        right[c] = totals[c] - high[c]
+    superadditive = split_value(crit, TIGHT, low, right, right, 0.0, False)[0]
     if C > MAX_VERTEX_CLASSES or superadditive > limit:
         return superadditive
     best = math.inf
     for mask in range(1 << C):
         for c in range(C):
-            left[c] = prefix[c] + (weights[b, c] if (mask >> c) & 1 else 0.0)
+            left[c] = high[c] if (mask >> c) & 1 else low[c]
         best = min(best, _split_score(crit, left, totals, right))
     return best
+
+
+@njit(cache=True, inline='always')
+def inner_bound(crit, prefix, weights, b, totals, limit, high, left, right):
+    """A lower bound on the score of a split inside coarse bin b (class weights
+    B = weights[b]): ``box_bound`` over the box P <= L <= P + B (P = ``prefix``, the
+    class weights of the bins before b); ``high``, ``left``, ``right``: scratch."""
+    for c in range(prefix.shape[0]):
+        high[c] = prefix[c] + weights[b, c]
+    return box_bound(crit, prefix, high, totals, limit, left, right)
 
 
 @njit(cache=True)
@@ -306,7 +322,7 @@ def _best_boundary(coarse, k, hist, totals, n, crit, min_leaf, left, right):
 
 
 @njit(cache=True)
-def _refine_bins(coarse, k, hist, totals, crit, limit, prefix, left, right, refine):
+def _refine_bins(coarse, k, hist, totals, crit, limit, prefix, high, left, right, refine):
     """Flag in ``refine`` feature k's coarse bins holding two or more of the node's
     examples and values whose inner bound is <= ``limit``; returns whether any is."""
     weights, counts = hist.weights, hist.counts
@@ -317,7 +333,7 @@ def _refine_bins(coarse, k, hist, totals, crit, limit, prefix, left, right, refi
         if counts[b] == 0:
             continue
         if counts[b] >= 2 and coarse.span[b] >= 2 and \
-                inner_bound(crit, prefix, weights, b, totals, limit, left, right) <= limit:
+                inner_bound(crit, prefix, weights, b, totals, limit, high, left, right) <= limit:
             refine[b] = 1
             any_refined = True
         for c in range(prefix.shape[0]):
@@ -333,7 +349,7 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
     flags the bins whose inner splits may."""
     F = feats.shape[0]
     C = totals.shape[0]
-    left, right, prefix = np.empty(C), np.empty(C), np.empty(C)
+    left, right, prefix, high = np.empty(C), np.empty(C), np.empty(C), np.empty(C)
     boundary = np.full(F, math.inf)
     g = math.inf
     node_weight = 0.0
@@ -353,7 +369,8 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
             out[kept] = j
             kept += 1
             continue
-        refined = _refine_bins(coarse, k, hist, totals, crit, limit, prefix, left, right, refine)
+        refined = _refine_bins(coarse, k, hist, totals, crit, limit, prefix, high, left, right,
+                               refine)
         if refined or boundary[j] <= limit:
             out[kept] = j
             kept += 1

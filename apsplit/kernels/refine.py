@@ -2,32 +2,36 @@
 
 ``coarse.survivors`` keeps the features that may hold the node's split and
 flags, per coarse bin, whether a split inside it may.  For a dense numeric
-survivor, ``refined_best`` makes one pass over the node's rows in index order
-that sums the class weights T_b of every coarse bin b and, only for the rows
-of the flagged bins, the class weights of their exact ranks; it then walks the
-coarse bins in value order and evaluates a split at every coarse boundary
-(the last present rank of each bin) and at every present rank of the flagged
-bins, with the canonical left class weights of ``stats`` (two-level: P_b +
-S_b(t) inside bin b, P_(b+1) at its boundary; a one-level feature has one rank
-per coarse bin, so only boundaries, P_(b+1), its running sums).  These are the
-left weights ``stats.scan`` / ``stats.scan_two_level`` compute at the same
-ranks, bit for bit: the same rows summed in the same order.  The splits it
-skips score above the survivors' limit (``coarse`` docstring), while the
-feature's best, if within the search's tie window of the node's optimum, lies
-below it: so whenever the feature can be returned, its best split, score and
-left weights are the ones the full scan finds, and ties still go to the first
-such rank.  The pass touches the exact ranks of the flagged bins only, so a
-survivor costs one pass over the node's rows into at most 256 coarse bins, not
-a histogram of every distinct value and a walk over it.
+survivor, ``refined_best`` sums the class weights T_b of every coarse bin b
+over the node's rows in index order (or reads them from the node's coarse
+histogram, where that was summed so: the same additions) and, only for the
+rows of the flagged bins, the class weights of their exact ranks; it then
+walks the coarse bins in value order and evaluates a split at every coarse
+boundary (the last present rank of each bin) and at every present rank of the
+flagged bins, with the canonical left class weights of ``stats`` (two-level:
+P_b + S_b(t) inside bin b, P_(b+1) at its boundary; a one-level feature has
+one rank per coarse bin, so only boundaries, P_(b+1), its running sums).
+These are the left weights ``stats.scan`` / ``stats.scan_two_level`` compute
+at the same ranks, bit for bit: the same rows summed in the same order.  The
+splits it skips score above the survivors' limit (``coarse`` docstring),
+while the feature's best, if within the search's tie window of the node's
+optimum, lies below it: so whenever the feature can be returned, its best
+split, score and left weights are the ones the full scan finds, and ties
+still go to the first such rank.  The pass touches the exact ranks of the
+flagged bins only, so a survivor costs one pass over the node's rows (two
+where its coarse bins must be summed), not a histogram of every distinct
+value and a walk over it.
 
 Inside a flagged bin of a two-level feature the ranks are taken in runs of
-``CHUNK_RANKS``.  A run's splits have left weights in the box P' <= L <= P' +
-X (P' the canonical left weights before the run, X the run's class weights),
-so ``coarse.inner_bound`` bounds them as it bounds a coarse bin's, and a run
-whose bound exceeds the survivors' limit is summed but not evaluated.  Its
-vertices' computed weights carry at most n u W more rounding than the
-canonical sums, inside the margin's 2n u W (``coarse`` docstring), so the
-argument that excludes a bin excludes the run.
+``CHUNK_RANKS``: a run's running sums S_b(t) are added first, and its splits
+evaluated only if ``coarse.box_bound`` over the box L_0 <= L <= L_1 may be
+within the survivors' limit, L_0 and L_1 the canonical left weights P_b +
+S_b(t) before the run and at its end.  A sum of nonnegative floats only grows
+under rounding, and so does P_b + S, so every split of the run has canonical
+left weights inside that box: a bound on the box is a bound on them, computed
+from canonical weights as a coarse bin's bound is, so the argument that
+excludes a bin (``coarse`` docstring) excludes the run.  A run that may win
+is summed again from L_0, the same additions, and evaluated rank by rank.
 
 ``refine_survivors`` refines the survivors on several threads: a feature's
 pass touches only its own bins of the workspace, and each feature's result
@@ -41,7 +45,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .coarse import inner_bound
+from .coarse import box_bound
 from .lanes import PRANGE_ONLY, lane_count
 from .stats import _full_split, canonical_pass
 
@@ -79,15 +83,17 @@ class Survivors(NamedTuple):
     refine: np.ndarray       # per global coarse bin, 1 where a split inside it may win
     limit: float             # a split whose score's lower bound exceeds it cannot win
     node_counts: np.ndarray  # the node's examples per global coarse bin
+    bin_weights: np.ndarray  # (bins, C) the node's class weights per global coarse bin
+    summed: bool             # ... summed from its rows in index order: the canonical T_b
     totals: np.ndarray       # (C,) the node's class weights
     w: np.ndarray            # the node's rows' weights, in index order
     y: np.ndarray            # ... and classes
 
 
 @njit(cache=True)
-def survivors_of(task, features, refine, limit, node_counts, totals):
-    """The ``Survivors`` of ``task``'s node: its rows' weights and classes gathered once,
-    read by every survivor's pass."""
+def survivors_of(task, features, refine, limit, hist, totals):
+    """The ``Survivors`` of ``task``'s node, whose coarse histogram is ``hist``: its rows'
+    weights and classes gathered once, read by every survivor's pass."""
     index_order = task.index_order
     n = index_order.shape[0]
     w = np.empty(n)
@@ -95,7 +101,8 @@ def survivors_of(task, features, refine, limit, node_counts, totals):
     for p in range(n):
         w[p] = task.w[index_order[p]]
         y[p] = task.y[index_order[p]]
-    return Survivors(features, refine, limit, node_counts, totals, w, y)
+    return Survivors(features, refine, limit, hist.counts, hist.weights, hist.summed[0], totals,
+                     w, y)
 
 
 @njit(cache=True, inline='always')
@@ -119,33 +126,44 @@ def _evaluation_arrays(totals):
 
 @njit(cache=True)
 def _coarse_pass(data, task, coarse, survivors, k, hist_f, counts_f):
-    """One pass over the node's rows (index order): (the class weights of every coarse bin
-    of feature k, their examples, counted only under a minimum leaf size); the rows of
-    the flagged bins also go into their exact ranks (``hist_f``, ``counts_f``).  The
-    rows' coarse bins are gathered first, then summed: each bin's and each rank's
-    weights are added in index order either way."""
+    """The class weights T_b of every coarse bin b of feature k in the node, summed from
+    its rows in index order, and the rows of the flagged bins summed into their exact
+    ranks (``hist_f``; ``counts_f`` their examples, under a minimum leaf size), in
+    index order too.  Where the node's histogram was summed from its rows
+    (``survivors.summed``: the root, a smaller child) its bins are those sums, the same
+    additions in the same order, and are read, not summed again.  One pass over the
+    node's rows gathers their coarse bins (summing them where needed) and lists the
+    rows of the flagged bins, branch-free; a second pass takes the listed rows only."""
     index_order, w, y = task.index_order, survivors.w, survivors.y
     n = index_order.shape[0]
-    base = coarse.offsets[k]
-    refine_f = survivors.refine[base:coarse.offsets[k + 1]]
+    base, end = coarse.offsets[k], coarse.offsets[k + 1]
+    refine_f = survivors.refine[base:end]
     coarse_codes, codes = coarse.codes[k], data.codes[k]
-    gathered = np.empty(n, np.uint8)
-    for p in range(n):
-        gathered[p] = coarse_codes[index_order[p]]
-    sums = np.zeros((refine_f.shape[0], hist_f.shape[1]))
-    for p in range(n):
-        sums[np.intp(gathered[p]), y[p]] += w[p]
-    for p in range(n):
-        if refine_f[gathered[p]]:
-            hist_f[np.intp(codes[index_order[p]]), y[p]] += w[p]
-    counts = np.zeros(refine_f.shape[0], np.int64)
-    if task.min_leaf > 1:
+    listed = np.empty(n, np.int64)
+    n_listed = 0
+    if survivors.summed:
+        sums = survivors.bin_weights[base:end]
+        for p in range(n):
+            listed[n_listed] = p
+            n_listed += refine_f[coarse_codes[index_order[p]]]
+    else:
+        gathered = np.empty(n, np.uint8)
+        for p in range(n):
+            gathered[p] = coarse_codes[index_order[p]]
+        sums = np.zeros((end - base, hist_f.shape[1]))
         for p in range(n):
             b = np.intp(gathered[p])
-            counts[b] += 1
-            if refine_f[b]:
-                counts_f[np.intp(codes[index_order[p]])] += 1
-    return sums, counts
+            sums[b, y[p]] += w[p]
+            listed[n_listed] = p
+            n_listed += refine_f[b]
+    constrained = task.min_leaf > 1
+    for q in range(n_listed):
+        p = listed[q]
+        r = np.intp(codes[index_order[p]])
+        hist_f[r, y[p]] += w[p]
+        if constrained:
+            counts_f[r] += 1
+    return sums, survivors.node_counts[base:end]
 
 
 @njit(cache=True)
@@ -175,8 +193,7 @@ def _two_level_best(data, work, task, coarse, survivors, k, out_left):
     inner = np.zeros(C)
     left, right, no_unseen, seen_total = _evaluation_arrays(totals)
     limit = survivors.limit
-    chunk = np.zeros((1, C))
-    start, scratch = np.zeros(C), np.zeros(C)
+    before, low, high, scratch = np.zeros(C), np.zeros(C), np.zeros(C), np.zeros(C)
     last = nb - 1
     while last >= 0 and not _present(sums, last):
         last -= 1
@@ -197,15 +214,25 @@ def _two_level_best(data, work, task, coarse, survivors, k, out_left):
             while last_present >= first_rank and not _present(hist_f, last_present):
                 last_present -= 1
             t = first_rank
-            while t < last_present:
+            while t < last_present:  # the run t .. stop - 1: its sums, then its bound
                 stop = min(t + CHUNK_RANKS, last_present)
+                count_before = inner_count
                 for c in range(C):
-                    chunk[0, c] = 0.0
-                    start[c] = prefix[c] + inner[c]
+                    before[c] = inner[c]
+                    low[c] = prefix[c] + inner[c]
                 for u in range(t, stop):
                     for c in range(C):
-                        chunk[0, c] += hist_f[u, c]
-                prunable = inner_bound(crit, start, chunk, 0, totals, limit, scratch, right) > limit
+                        inner[c] += hist_f[u, c]
+                    if constrained:
+                        inner_count += counts_f[u]
+                for c in range(C):
+                    high[c] = prefix[c] + inner[c]
+                if box_bound(crit, low, high, totals, limit, scratch, right) > limit:
+                    t = stop
+                    continue
+                for c in range(C):  # it may win: the same running sums again, evaluated
+                    inner[c] = before[c]
+                inner_count = count_before
                 for u in range(t, stop):
                     weight = 0.0
                     for c in range(C):
@@ -214,7 +241,7 @@ def _two_level_best(data, work, task, coarse, survivors, k, out_left):
                         left[c] = prefix[c] + inner[c]
                     if constrained:
                         inner_count += counts_f[u]
-                    if prunable or weight == 0.0:  # no split after an absent rank (weights >= 0)
+                    if weight == 0.0:  # no split after an absent rank (weights >= 0)
                         continue
                     count = left_count + inner_count
                     if constrained and (count < min_leaf or n - count < min_leaf):
