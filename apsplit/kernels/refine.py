@@ -82,6 +82,8 @@ class Survivors(NamedTuple):
     features: np.ndarray     # the dense numeric survivors, in the search's order
     refine: np.ndarray       # per global coarse bin, 1 where a split inside it may win
     limit: float             # a split whose score's lower bound exceeds it cannot win
+    # the node's coarse histogram (``coarse.NodeHistogram``), its fields apart: a tuple
+    # inside this one is refused by the parallel kernel's arguments (numba)
     node_counts: np.ndarray  # the node's examples per global coarse bin
     bin_weights: np.ndarray  # (bins, C) the node's class weights per global coarse bin
     summed: bool             # ... summed from its rows in index order: the canonical T_b
