@@ -176,6 +176,59 @@ def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do():
         np.testing.assert_array_equal(a, b)
 
 
+def _root_survivors(X, y, w, coarse_bins):
+    """The root's Dataset, task, coarse bins and ``refine.Survivors`` (one thread)."""
+    from apsplit.finders import check_problem, kernel_task
+    from apsplit.kernels.refine import survivors_of
+    from apsplit.kernels.search import TOL
+    ds = apsplit.Dataset(X, coarse_bins=coarse_bins, prefilter=True)
+    data, bins = ds.kernel_data(), ds.coarse_bins()
+    problem = check_problem(ds, y, w, "gini", None, None, False, "tight")
+    task = kernel_task(problem, np.sort(problem.order))
+    hist = coarse.new_histogram(bins, 2)
+    coarse.build_dense(bins, task.feats, task.index_order, task.w, task.y, hist, np.int64(1))
+    totals = np.bincount(y, w, minlength=2)
+    bounds = np.empty(bins.offsets[-1])
+    prefilter = coarse.survivors(bins, task.feats, data.categorical, hist, totals,
+                                 np.int64(len(y)), task.crit, task.min_leaf,
+                                 TOL * totals.sum(), bounds)
+    return ds, task, bins, survivors_of(task, task.feats, prefilter, bounds, hist, totals)
+
+
+def test_a_found_split_lowers_the_limit_for_the_survivors_after_it():
+    """Each survivor's pass lowers the limit to its split's score plus the margin
+    (``refine``): fewer exact values walked than under the node's limit alone, and the
+    same rows wherever a split within the tie window of the optimum lies, on one lane
+    or two."""
+    from apsplit.kernels.refine import new_refined, refine_survivors
+    from apsplit.kernels.search import TOL
+    rng = np.random.default_rng(3)
+    n = 4000
+    X = rng.normal(size=(n, 10))  # ten features of about equal worth: several survive
+    y = (X @ np.linspace(1.0, 0.9, 10) + rng.normal(size=n) > 0).astype(np.int64)
+    w = rng.lognormal(sigma=1.0, size=n)
+    ds, task, bins, survivors = _root_survivors(X, y, w, 64)
+    assert survivors.features.size >= 3
+    static = survivors._replace(margin=np.inf)  # min(limit, s + inf): the node's limit throughout
+    rows = {}
+    with ds.workspace(2) as work:
+        for name, chosen, threads in [("static", static, 1), ("lowered", survivors, 1),
+                                      ("two lanes", survivors, 2)]:
+            rows[name] = new_refined(survivors.features.size, 2)
+            refine_survivors(ds.kernel_data(), work, task, bins, chosen, rows[name],
+                             np.int64(threads))
+    assert rows["lowered"].walked.sum() < rows["static"].walked.sum()
+    smallest = rows["static"].scores.min()
+    window = rows["static"].scores <= smallest + TOL * w.sum()
+    for name in ("lowered", "two lanes"):
+        got = rows[name]
+        assert got.scores.min() == smallest
+        assert np.all(got.scores >= rows["static"].scores)  # a subset of the splits
+        assert np.all(got.scores[~window] > smallest + TOL * w.sum())
+        for a, b in zip(got[:4], rows["static"][:4]):
+            np.testing.assert_array_equal(a[window], b[window])
+
+
 # --------------------------------------------------- same splits, same trees
 @settings(max_examples=scaled(0.5))
 @given(nodes(sparse=None, max_rows=60), st.integers(1, 4), st.sampled_from(SETTINGS),

@@ -81,7 +81,8 @@ def _lightgbm_ms(X, y, rounds, depth):
 
 def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
     """{"dataset", "rows", "features", "rounds", "depth", "criterion", "survivors",
-    "flagged_share", "phases": {phase: least ms}, "lightgbm_tree_ms"}."""
+    "flagged_share", "flagged_bins", "flagged_ranks", "walked_ranks", "phases": {phase:
+    least ms}, "lightgbm_tree_ms"}."""
     if sp.issparse(X):
         raise ValueError("the phases are timed on dense data (the sparse search has no "
                          "survivors' passes)")
@@ -97,33 +98,35 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
     totals = np.bincount(task.y[task.index_order], task.w[task.index_order], minlength=C)
     n = np.int64(task.index_order.size)
     tie = TOL * totals.sum()
-    refine = np.zeros(coarse.offsets[-1], np.uint8)
+    bounds = np.empty(coarse.offsets[-1])
     phases = {}
     with ds.workspace(C) as work:
         phases["coarse histograms"] = _least_ms(lambda: cs.build_dense(
             coarse, task.feats, task.index_order, task.w, task.y, hist, one), repeats)
-        (keep, limit), seconds = timed(lambda: cs.survivors(
+        prefilter, seconds = timed(lambda: cs.survivors(
             coarse, task.feats, data.categorical, hist, totals, n, task.crit, task.min_leaf, tie,
-            refine), repeats, min)
+            bounds), repeats, min)
         phases["bounds"] = 1000.0 * seconds
-        kept = task.feats[keep]
-        survivors = survivors_of(task, kept, refine, limit, hist, totals)
-        out = new_refined(keep.size, C)
+        kept = task.feats[prefilter.keep]
+        survivors = survivors_of(task, task.feats, prefilter, bounds, hist, totals)
+        out = new_refined(kept.size, C)
         phases["survivors' passes"] = _least_ms(lambda: refine_survivors(
             data, work, task, coarse, survivors, out, one), repeats)
         phases["root search"] = _least_ms(lambda: run_exhaustive(
             params._replace(n_threads=1), data, work, task, coarse, hist, False), repeats)
     phases["tree"] = _least_ms(lambda: grow_from_problem(problem, finder, depth, True), repeats)
-    flags = [refine[coarse.offsets[k]:coarse.offsets[k + 1]] != 0 for k in kept]
+    flags = [bounds[coarse.offsets[k]:coarse.offsets[k + 1]] <= prefilter.limit for k in kept]
     spans = [coarse.span[coarse.offsets[k]:coarse.offsets[k + 1]] for k in kept]
     flagged = sum(int(f.sum()) for f in flags)
     bins = sum(f.size for f in flags)
     return {"dataset": name, "rows": int(X.shape[0]), "features": int(X.shape[1]),
             "rounds": rounds, "depth": depth, "criterion": criterion,
-            "survivors": int(keep.size), "flagged_share": flagged / max(bins, 1),
+            "survivors": int(kept.size), "flagged_share": flagged / max(bins, 1),
             "flagged_bins": flagged,
-            # the exact values (ranks) in the flagged bins: what the survivors' walks visit
+            # the exact values (ranks) in the bins within the node's limit ...
             "flagged_ranks": sum(int(span[f].sum()) for f, span in zip(flags, spans)),
+            # ... and those the survivors' walks visit, under the limits their splits lower
+            "walked_ranks": int(out.walked.sum()),
             "phases": phases, "lightgbm_tree_ms": _lightgbm_ms(X, y, rounds, depth)}
 
 
@@ -142,7 +145,9 @@ def format_table(result):
         f"round {result['rounds']}, depth-{result['depth']} {result['criterion']} trees: "
         f"{result['survivors']} of {F} features survive, "
         f"{100 * result['flagged_share']:.1f}% of their coarse bins flagged, holding "
-        f"{result['flagged_ranks'] / max(result['survivors'], 1):,.0f} exact values per survivor",
+        f"{result['flagged_ranks'] / max(result['survivors'], 1):,.0f} exact values per survivor, "
+        f"of which the walks visit {result['walked_ranks'] / max(result['survivors'], 1):,.0f} "
+        "under the limits found splits lower",
         text_table(["phase", "ms (least)", "ms per feature"], rows, n_left=1)])
 
 

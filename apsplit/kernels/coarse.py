@@ -322,31 +322,44 @@ def _best_boundary(coarse, k, hist, totals, n, crit, min_leaf, left, right):
 
 
 @njit(cache=True)
-def _refine_bins(coarse, k, hist, totals, crit, limit, prefix, high, left, right, refine):
-    """Flag in ``refine`` feature k's coarse bins holding two or more of the node's
-    examples and values whose inner bound is <= ``limit``; returns whether any is."""
+def _bin_bounds(coarse, k, hist, totals, crit, limit, prefix, high, left, right, bounds):
+    """Write to ``bounds`` a lower bound on the inner splits of each of feature k's coarse
+    bins (``inner_bound``; +inf for a bin without two of the node's examples and two
+    values: no inner split); returns the least.  A bound above ``limit`` may be the
+    looser superadditive one (``box_bound``): it stays above any lower limit."""
     weights, counts = hist.weights, hist.counts
     prefix[:] = 0.0
-    any_refined = False
+    least = math.inf
     for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
-        refine[b] = 0
+        bounds[b] = math.inf
         if counts[b] == 0:
             continue
-        if counts[b] >= 2 and coarse.span[b] >= 2 and \
-                inner_bound(crit, prefix, weights, b, totals, limit, high, left, right) <= limit:
-            refine[b] = 1
-            any_refined = True
+        if counts[b] >= 2 and coarse.span[b] >= 2:
+            bounds[b] = inner_bound(crit, prefix, weights, b, totals, limit, high, left, right)
+            least = min(least, bounds[b])
         for c in range(prefix.shape[0]):
             prefix[c] += weights[b, c]
-    return any_refined
+    return least
+
+
+Prefilter = namedtuple("Prefilter", [
+    "keep",     # positions in ``feats`` of the survivors, in order
+    "limit",    # g + margin: a split whose score's lower bound exceeds it cannot win
+    "margin",   # tie + 4 delta: s + margin is a limit too, s any split's canonical score
+])
 
 
 @njit(cache=True)
-def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, refine):
-    """(positions in ``feats`` of the features that may hold the exhaustive search's
-    split (module docstring), in order, and the limit their splits' bounds are held
-    to); categorical features always survive.  ``refine`` (per global coarse bin)
-    flags the bins whose inner splits may."""
+def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, bounds):
+    """The ``Prefilter`` of the node: the features that may hold the exhaustive search's
+    split (module docstring), categorical ones always.  ``bounds`` (per
+    global coarse bin) gets a lower bound on each bin's inner splits (``_bin_bounds``).
+
+    Why a found split tightens the limit: if s is the canonical score of any split,
+    the canonical optimum s* <= s, and a split whose bound exceeds s + margin has a
+    canonical score above s + margin - 2 delta >= s* + tie (module docstring), so it
+    is neither the optimum nor within the tie window: min(limit, s + margin) is a
+    limit as well (``refine``)."""
     F = feats.shape[0]
     C = totals.shape[0]
     left, right, prefix, high = np.empty(C), np.empty(C), np.empty(C), np.empty(C)
@@ -360,18 +373,19 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
             boundary[j] = _best_boundary(coarse, feats[j], hist, totals, n, crit, min_leaf,
                                          left, right)
             g = min(g, boundary[j])
-    limit = g + margin(C, hist.error[0], n, node_weight, tie)
-    out = np.empty(F, np.int64)
+    tolerance = margin(C, hist.error[0], n, node_weight, tie)
+    limit = g + tolerance
+    keep = np.empty(F, np.int64)
     kept = 0
     for j in range(F):
         k = feats[j]
         if categorical[k]:
-            out[kept] = j
+            keep[kept] = j
             kept += 1
             continue
-        refined = _refine_bins(coarse, k, hist, totals, crit, limit, prefix, high, left, right,
-                               refine)
-        if refined or boundary[j] <= limit:
-            out[kept] = j
+        least = _bin_bounds(coarse, k, hist, totals, crit, limit, prefix, high, left, right,
+                            bounds)
+        if least <= limit or boundary[j] <= limit:
+            keep[kept] = j
             kept += 1
-    return out[:kept], limit
+    return Prefilter(keep[:kept], limit, tolerance)

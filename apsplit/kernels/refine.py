@@ -1,8 +1,9 @@
 """The exhaustive search's survivors, scored canonically where they can win.
 
 ``coarse.survivors`` keeps the features that may hold the node's split and
-flags, per coarse bin, whether a split inside it may.  For a dense numeric
-survivor, ``refined_best`` sums the class weights T_b of every coarse bin b
+bounds, per coarse bin, the scores of the splits inside it: a bin is *flagged*
+while its bound is within the limit.  For a dense numeric survivor,
+``refined_best`` sums the class weights T_b of every coarse bin b
 over the node's rows in index order (or reads them from the node's coarse
 histogram, where that was summed so: the same additions) and, only for the
 rows of the flagged bins, the class weights of their exact ranks; it then
@@ -17,7 +18,10 @@ splits it skips score above the survivors' limit (``coarse`` docstring),
 while the feature's best, if within the search's tie window of the node's
 optimum, lies below it: so whenever the feature can be returned, its best
 split, score and left weights are the ones the full scan finds, and ties
-still go to the first such rank.  The pass touches the exact ranks of the
+still go to the first such rank.  The limit starts at the node's (the best
+coarse boundary's score plus the margin) and drops to s + margin as soon as a
+survivor's pass finds a split of canonical score s (``coarse.survivors``: that
+is a limit too), for the bins, runs and survivors after it.  The pass touches the exact ranks of the
 flagged bins only, so a survivor costs one pass over the node's rows (two
 where its coarse bins must be summed), not a histogram of every distinct
 value and a walk over it.
@@ -34,9 +38,11 @@ excludes a bin (``coarse`` docstring) excludes the run.  A run that may win
 is summed again from L_0, the same additions, and evaluated rank by rank.
 
 ``refine_survivors`` refines the survivors on several threads: a feature's
-pass touches only its own bins of the workspace, and each feature's result
-goes to its own row, so the results (and the split chosen from them,
-``search.run_exhaustive``) are the same for any thread count.
+pass touches only its own bins of the workspace, each feature's result goes to
+its own row, and each thread lowers its own limit.  So a row may depend on the
+thread count where the limit pruned it, but the optimum's row and those within
+the tie window of it are never pruned: the split chosen from them
+(``search.run_exhaustive``) is the same for any thread count.
 """
 
 import math
@@ -68,20 +74,23 @@ class Refined(NamedTuple):
     ranks: np.ndarray     # (S, 2) its best split's left and right ranks (an inner split)
     boundary: np.ndarray  # ... or the coarse bin whose last rank is its left side, -1 if none
     lefts: np.ndarray     # (S, C) its left class weights
+    walked: np.ndarray    # the exact ranks its walk visited in bins that may win
 
 
 @njit(cache=True)
 def new_refined(n_survivors, n_classes):
     return Refined(np.full(n_survivors, math.inf), np.full((n_survivors, 2), -1, np.int64),
-                   np.full(n_survivors, -1, np.int64), np.zeros((n_survivors, n_classes)))
+                   np.full(n_survivors, -1, np.int64), np.zeros((n_survivors, n_classes)),
+                   np.zeros(n_survivors, np.int64))
 
 
 class Survivors(NamedTuple):
     """What ``coarse.survivors`` left of a node, and the node's rows, for the refinement."""
 
     features: np.ndarray     # the dense numeric survivors, in the search's order
-    refine: np.ndarray       # per global coarse bin, 1 where a split inside it may win
+    bounds: np.ndarray       # per global coarse bin, a lower bound on its inner splits' scores
     limit: float             # a split whose score's lower bound exceeds it cannot win
+    margin: float            # ... nor one whose bound exceeds s + margin, s a found split's score
     # the node's coarse histogram (``coarse.NodeHistogram``), its fields apart: a tuple
     # inside this one is refused by the parallel kernel's arguments (numba)
     node_counts: np.ndarray  # the node's examples per global coarse bin
@@ -93,8 +102,9 @@ class Survivors(NamedTuple):
 
 
 @njit(cache=True)
-def survivors_of(task, features, refine, limit, hist, totals):
-    """The ``Survivors`` of ``task``'s node, whose coarse histogram is ``hist``: its rows'
+def survivors_of(task, feats, prefilter, bounds, hist, totals):
+    """The ``Survivors`` of ``task``'s node, whose coarse histogram is ``hist``, kept by
+    ``prefilter`` (``coarse.survivors``) from its candidates ``feats``: the node's rows'
     weights and classes gathered once, read by every survivor's pass."""
     index_order = task.index_order
     n = index_order.shape[0]
@@ -103,8 +113,8 @@ def survivors_of(task, features, refine, limit, hist, totals):
     for p in range(n):
         w[p] = task.w[index_order[p]]
         y[p] = task.y[index_order[p]]
-    return Survivors(features, refine, limit, hist.counts, hist.weights, hist.summed[0], totals,
-                     w, y)
+    return Survivors(feats[prefilter.keep], bounds, prefilter.limit, prefilter.margin, hist.counts, hist.weights,
+                     hist.summed[0], totals, w, y)
 
 
 @njit(cache=True, inline='always')
@@ -127,7 +137,7 @@ def _evaluation_arrays(totals):
 
 
 @njit(cache=True)
-def _coarse_pass(data, task, coarse, survivors, k, hist_f, counts_f):
+def _coarse_pass(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
     """The class weights T_b of every coarse bin b of feature k in the node, summed from
     its rows in index order, and the rows of the flagged bins summed into their exact
     ranks (``hist_f``; ``counts_f`` their examples, under a minimum leaf size), in
@@ -139,15 +149,17 @@ def _coarse_pass(data, task, coarse, survivors, k, hist_f, counts_f):
     index_order, w, y = task.index_order, survivors.w, survivors.y
     n = index_order.shape[0]
     base, end = coarse.offsets[k], coarse.offsets[k + 1]
-    refine_f = survivors.refine[base:end]
     coarse_codes, codes = coarse.codes[k], data.codes[k]
     listed = np.empty(n, np.int64)
     n_listed = 0
     if survivors.summed:
         sums = survivors.bin_weights[base:end]
-        for p in range(n):
+        any_flagged = False
+        for b in range(end - base):
+            any_flagged = any_flagged or flagged[b] != 0
+        for p in range(n if any_flagged else 0):
             listed[n_listed] = p
-            n_listed += refine_f[coarse_codes[index_order[p]]]
+            n_listed += flagged[coarse_codes[index_order[p]]]
     else:
         gathered = np.empty(n, np.uint8)
         for p in range(n):
@@ -157,7 +169,7 @@ def _coarse_pass(data, task, coarse, survivors, k, hist_f, counts_f):
             b = np.intp(gathered[p])
             sums[b, y[p]] += w[p]
             listed[n_listed] = p
-            n_listed += refine_f[b]
+            n_listed += flagged[b]
     constrained = task.min_leaf > 1
     for q in range(n_listed):
         p = listed[q]
@@ -168,33 +180,41 @@ def _coarse_pass(data, task, coarse, survivors, k, hist_f, counts_f):
     return sums, survivors.node_counts[base:end]
 
 
+@njit(cache=True, inline='always')
+def _flags(survivors, base, nb, limit):
+    """1 for each of the nb coarse bins from ``base`` whose bound is within ``limit``."""
+    flagged = np.empty(nb, np.uint8)
+    for b in range(nb):
+        flagged[b] = survivors.bounds[base + b] <= limit
+    return flagged
+
+
 @njit(cache=True)
-def _two_level_best(data, work, task, coarse, survivors, k, out_left):
-    """``refined_best`` of a two-level feature k: (score, left rank, right rank, boundary
-    bin) of its best split among its coarse boundaries and the inner splits of its
-    flagged bins (+inf and -1s if none): an inner split by its ranks, a boundary by
-    its coarse bin (``boundary_ranks`` gives its ranks); its left class weights go to
-    ``out_left``.  Inside a flagged bin the walk adds every rank's weights, the absent
-    ones' zeros included (x + 0 = x: the same sums), and evaluates after each present
-    rank but the bin's last, whose split is the boundary's.  Leaves the workspace
-    zeroed."""
+def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
+    """``refined_best`` of a two-level feature k: its best split among its coarse
+    boundaries and the inner splits of its bins within ``limit``, an inner split by its
+    ranks, a boundary by its coarse bin (``boundary_ranks`` gives its ranks).  Inside
+    a flagged bin the walk adds every rank's weights, the absent ones' zeros included
+    (x + 0 = x: the same sums), and evaluates after each present rank but the bin's
+    last, whose split is the boundary's.  Leaves the workspace zeroed."""
     off = data.bin_offsets[k]
     n_bins = data.bin_offsets[k + 1] - off
     hist_f = work.hist[off:off + n_bins]
     counts_f = work.counts[off:off + n_bins]
     base = coarse.offsets[k]
     nb = coarse.offsets[k + 1] - base
-    refine_f = survivors.refine[base:base + nb]
+    bounds_f = survivors.bounds[base:base + nb]
     totals = survivors.totals
     C = totals.shape[0]
     n = task.index_order.shape[0]
     crit, bounds, min_leaf = task.crit, task.bounds, task.min_leaf
     constrained = min_leaf > 1
-    sums, counts = _coarse_pass(data, task, coarse, survivors, k, hist_f, counts_f)
+    flagged = _flags(survivors, base, nb, limit)
+    sums, counts = _coarse_pass(data, task, coarse, survivors, k, flagged, hist_f, counts_f)
     prefix = np.zeros(C)
     inner = np.zeros(C)
     left, right, no_unseen, seen_total = _evaluation_arrays(totals)
-    limit = survivors.limit
+    out_left = out.lefts[j]
     before, low, high, scratch = np.zeros(C), np.zeros(C), np.zeros(C), np.zeros(C)
     last = nb - 1
     while last >= 0 and not _present(sums, last):
@@ -203,12 +223,14 @@ def _two_level_best(data, work, task, coarse, survivors, k, out_left):
     best_rank = -1
     right_rank = -1
     best_bin = -1
+    walked = 0
     left_count = 0
     first_rank = 0  # bin b's ranks: first_rank .. first_rank + span - 1
     for b in range(last + 1):
         span = coarse.span[base + b]
         end = first_rank + span
-        if refine_f[b]:  # its inner splits: after every present rank but its last
+        if flagged[b] and bounds_f[b] <= limit:  # its inner splits: after all present but the last
+            walked += span
             inner_count = 0
             for c in range(C):
                 inner[c] = 0.0
@@ -254,7 +276,9 @@ def _two_level_best(data, work, task, coarse, survivors, k, out_left):
                         best, best_rank, best_bin = value, u, -1
                         right_rank = _next_in(hist_f, u, end)
                         out_left[:] = left
+                        limit = min(limit, best + survivors.margin)
                 t = stop
+        if flagged[b]:
             for t in range(first_rank, end):
                 for c in range(C):
                     hist_f[t, c] = 0.0
@@ -272,15 +296,17 @@ def _two_level_best(data, work, task, coarse, survivors, k, out_left):
             if value < best:
                 best, best_rank, right_rank, best_bin = value, -1, -1, b
                 out_left[:] = left
-    return best, best_rank, right_rank, best_bin
+                limit = min(limit, best + survivors.margin)
+    out.scores[j], out.ranks[j, 0], out.ranks[j, 1], out.boundary[j] = \
+        best, best_rank, right_rank, best_bin
+    out.walked[j] = walked
 
 
 @njit(cache=True)
-def _one_level_best(data, work, task, coarse, survivors, k, out_left):
+def _one_level_best(data, work, task, coarse, survivors, k, limit, out, j):
     """``refined_best`` of a one-level feature k (its canonical sums: the running sums over
-    its ranks): (score, left rank, right rank) of its best split among its coarse
-    boundaries and the inner splits of its flagged bins (-1 ranks and +inf if none);
-    its left class weights go to ``out_left``.  Leaves the workspace ``work`` zeroed."""
+    its ranks): its best split among its coarse boundaries and the inner splits of its
+    bins within ``limit``.  Leaves the workspace ``work`` zeroed."""
     totals, node_counts = survivors.totals, survivors.node_counts
     bin_offsets, hist, counts = data.bin_offsets, work.hist, work.counts
     crit, bounds, min_leaf = task.crit, task.bounds, task.min_leaf
@@ -292,7 +318,8 @@ def _one_level_best(data, work, task, coarse, survivors, k, out_left):
     hist_f = hist[off:off + n_bins]
     counts_f = counts[off:off + n_bins]
     of_rank = coarse.of_rank[off:off + n_bins]
-    refine_f = survivors.refine[coarse.offsets[k]:coarse.offsets[k + 1]]
+    base = coarse.offsets[k]
+    bounds_f = survivors.bounds[base:coarse.offsets[k + 1]]
     C = totals.shape[0]
     n = task.index_order.shape[0]
     first, last = 0, n_bins - 1
@@ -301,9 +328,10 @@ def _one_level_best(data, work, task, coarse, survivors, k, out_left):
     while last > first and not _present(hist_f, last):
         last -= 1
     left, right, no_unseen, seen_total = _evaluation_arrays(totals)
-    base = coarse.offsets[k]
+    out_left = out.lefts[j]
     best = math.inf
     best_rank = -1
+    walked = 0
     left_count = 0
     for t in range(first, last):
         for c in range(C):
@@ -311,7 +339,8 @@ def _one_level_best(data, work, task, coarse, survivors, k, out_left):
         if counting:
             left_count += counts_f[t]
         b = of_rank[t]
-        if refine_f[b]:
+        if bounds_f[b] <= limit:
+            walked += 1
             if not _present(hist_f, t):
                 continue
         elif of_rank[t + 1] == b or node_counts[base + b] == 0:
@@ -325,6 +354,7 @@ def _one_level_best(data, work, task, coarse, survivors, k, out_left):
             while not _present(hist_f, best_rank):  # the bin's last present rank: same split
                 best_rank -= 1
             out_left[:] = left
+            limit = min(limit, best + survivors.margin)
     right_rank = -1
     if best_rank >= 0:
         right_rank = best_rank + 1
@@ -335,22 +365,25 @@ def _one_level_best(data, work, task, coarse, survivors, k, out_left):
             hist_f[t, c] = 0.0
         if counting:
             counts_f[t] = 0
-    return best, best_rank, right_rank
+    out.scores[j], out.ranks[j, 0], out.ranks[j, 1], out.boundary[j] = \
+        best, best_rank, right_rank, -1
+    out.walked[j] = walked
 
 
 @njit(cache=True)
-def refined_best(data, work, task, coarse, survivors, k, out_left):
-    """(score, left rank, right rank, boundary bin) of dense numeric feature k's best split
-    among its coarse boundaries and the inner splits of its flagged bins (+inf and -1s
-    if none) in ``task``'s node (``survivors``: the flags, the node's class weights and
-    rows): a split by its ranks, or a two-level feature's boundary by its coarse bin
-    (``boundary_ranks`` gives its ranks); its left class weights go to ``out_left``.
+def refined_best(data, work, task, coarse, survivors, j, limit, out):
+    """Row j of ``out`` (a ``Refined``): the best split of survivor j (a dense numeric
+    feature) in ``task``'s node among its coarse boundaries and the inner splits of its
+    bins whose bound is within ``limit``, a split by its ranks or a two-level feature's
+    boundary by its coarse bin (``boundary_ranks`` gives its ranks), with its score and
+    left class weights (+inf and -1s if none).  Each split it finds lowers the limit of
+    the bins and runs after it to its score plus the margin (``coarse.survivors``).
     Leaves the workspace ``work`` zeroed."""
+    k = survivors.features[j]
     if data.two_level[k]:
-        return _two_level_best(data, work, task, coarse, survivors, k, out_left)
-    score, left_rank, right_rank = _one_level_best(data, work, task, coarse, survivors, k,
-                                                   out_left)
-    return score, left_rank, right_rank, -1
+        _two_level_best(data, work, task, coarse, survivors, k, limit, out, j)
+    else:
+        _one_level_best(data, work, task, coarse, survivors, k, limit, out, j)
 
 
 @njit(cache=True)
@@ -372,11 +405,15 @@ def boundary_ranks(data, task, coarse, k, b):
 
 @njit(cache=True)
 def _refine_lane(data, work, task, coarse, survivors, out, lane, lanes):
-    """``refined_best`` of the survivors ``features[j]`` with j = lane (mod lanes)."""
-    features = survivors.features
-    for j in range(lane, features.shape[0], lanes):
-        out.scores[j], out.ranks[j, 0], out.ranks[j, 1], out.boundary[j] = refined_best(
-            data, work, task, coarse, survivors, features[j], out.lefts[j])
+    """``refined_best`` of the survivors j = lane (mod lanes), in order, each under the
+    least limit its predecessors in the lane left: the node's, lowered to a found split's
+    score plus the margin (``coarse.survivors``).  A survivor's row depends on the
+    lanes, but not whether it holds the optimum or a split within the tie window of
+    it: those are never pruned (``coarse.survivors``), so neither is the split chosen."""
+    limit = survivors.limit
+    for j in range(lane, survivors.features.shape[0], lanes):
+        refined_best(data, work, task, coarse, survivors, j, limit, out)
+        limit = min(limit, out.scores[j] + survivors.margin)
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)

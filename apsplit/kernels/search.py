@@ -710,9 +710,10 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready):
     node_weight = 0.0
     for c in range(n_classes):
         node_weight += totals[c]
-    refine = np.zeros(coarse.offsets[-1], np.uint8)
-    keep, limit = cs.survivors(coarse, feats, categorical, hist, totals, n, task.crit,
-                               task.min_leaf, TOL * node_weight, refine)
+    bounds = np.empty(coarse.offsets[-1])
+    prefilter = cs.survivors(coarse, feats, categorical, hist, totals, n, task.crit,
+                             task.min_leaf, TOL * node_weight, bounds)
+    keep = prefilter.keep
     any_categorical = False
     for j in range(keep.shape[0]):
         any_categorical = any_categorical or categorical[feats[keep[j]]] != 0
@@ -724,7 +725,7 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready):
                      found.node_weight, found.left_codes, F + found.scans)
     out = new_refined(keep.shape[0], n_classes)
     refine_survivors(data, work, task, coarse,
-                     survivors_of(task, feats[keep], refine, limit, hist, totals), out,
+                     survivors_of(task, feats, prefilter, bounds, hist, totals), out,
                      params.n_threads)
     smallest = math.inf
     for j in range(keep.shape[0]):
