@@ -25,7 +25,7 @@ def test_the_timed_root_is_the_last_rounds_and_its_survivors_are_the_searchs():
     assert result["flagged_ranks"] >= 2 * result["flagged_bins"]  # a flagged bin holds 2+ values
     assert 0 <= result["walked_ranks"] <= result["flagged_ranks"]  # found splits only lower limits
     assert list(result["phases"]) == ["coarse histograms", "bounds", "survivors' passes",
-                                      "root search", "tree"]
+                                      "... at the node's limit", "root search", "tree"]
     assert all(ms > 0 for ms in result["phases"].values())
 
 

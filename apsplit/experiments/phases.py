@@ -9,6 +9,8 @@ calls after an untimed one, the kernels ``search.run_exhaustive`` runs in turn:
 * ``bounds``: ``coarse.survivors``, the boundaries' scores and the bins' bounds;
 * ``survivors' passes``: ``refine.refine_survivors``, the exact scores of the
   features left (one pass over the node's rows each);
+* ``... at the node's limit``: the same, the limit never lowered by the splits
+  found (the passes as they ran before they lowered it), for comparison;
 * ``root search``: ``search.run_exhaustive`` (the three, the node's class totals
   and the winner's ranks);
 
@@ -18,6 +20,7 @@ beforehand (``rounds`` rounds of depth-``depth`` trees), for scale.  Used by
 ``python -m benchmarks.phases``; one thread throughout.
 """
 
+import math
 import time
 from pathlib import Path
 
@@ -112,6 +115,10 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
         out = new_refined(kept.size, C)
         phases["survivors' passes"] = _least_ms(lambda: refine_survivors(
             data, work, task, coarse, survivors, out, one), repeats)
+        # the same passes with the limit held at the node's (s + inf never lowers it)
+        phases["... at the node's limit"] = _least_ms(lambda: refine_survivors(
+            data, work, task, coarse, survivors._replace(margin=math.inf),
+            new_refined(kept.size, C), one), repeats)
         phases["root search"] = _least_ms(lambda: run_exhaustive(
             params._replace(n_threads=1), data, work, task, coarse, hist, False), repeats)
     phases["tree"] = _least_ms(lambda: grow_from_problem(problem, finder, depth, True), repeats)
@@ -134,7 +141,8 @@ def format_table(result):
     F, rows = result["features"], []
     for phase, ms in result["phases"].items():
         per = {"coarse histograms": F, "bounds": F,
-               "survivors' passes": max(result["survivors"], 1)}.get(phase)
+               "survivors' passes": max(result["survivors"], 1),
+               "... at the node's limit": max(result["survivors"], 1)}.get(phase)
         rows.append([phase, f"{ms:.3f}", f"{ms / per:.4f}" if per else ""])
     if result["lightgbm_tree_ms"] is not None:
         rows.append(["LightGBM, per tree", f"{result['lightgbm_tree_ms']:.3f}", ""])

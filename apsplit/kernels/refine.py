@@ -39,9 +39,9 @@ is summed again from L_0, the same additions, and evaluated rank by rank.
 
 ``refine_survivors`` refines the survivors on several threads: a feature's
 pass touches only its own bins of the workspace, each feature's result goes to
-its own row, and each thread lowers its own limit.  So a row may depend on the
-thread count where the limit pruned it, but the optimum's row and those within
-the tie window of it are never pruned: the split chosen from them
+its own row, and the threads share the limits their splits lower.  So a row may
+depend on the threads where the limit pruned it, but the optimum's row and those
+within the tie window of it are never pruned: the split chosen from them
 (``search.run_exhaustive``) is the same for any thread count.
 """
 
@@ -404,27 +404,36 @@ def boundary_ranks(data, task, coarse, k, b):
 
 
 @njit(cache=True)
-def _refine_lane(data, work, task, coarse, survivors, out, lane, lanes):
+def _refine_lane(data, work, task, coarse, survivors, out, lane, lanes, published):
     """``refined_best`` of the survivors j = lane (mod lanes), in order, each under the
-    least limit its predecessors in the lane left: the node's, lowered to a found split's
-    score plus the margin (``coarse.survivors``).  A survivor's row depends on the
-    lanes, but not whether it holds the optimum or a split within the tie window of
-    it: those are never pruned (``coarse.survivors``), so neither is the split chosen."""
+    least limit found so far: the node's, lowered to a found split's score plus the
+    margin (``coarse.survivors``), by this lane or by another (``published[l]``: lane
+    l's limit).  Each published value is a limit, whenever it is read; which one a lane
+    reads depends on the threads' timing, and so may a pruned survivor's row, but not
+    the rows of the optimum and the splits within the tie window of it: those are
+    never pruned (``coarse.survivors``), so neither is the split chosen."""
     limit = survivors.limit
     for j in range(lane, survivors.features.shape[0], lanes):
+        for other in range(lanes):
+            limit = min(limit, published[other])
         refined_best(data, work, task, coarse, survivors, j, limit, out)
         limit = min(limit, out.scores[j] + survivors.margin)
+        published[lane] = limit
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
 def refine_survivors(data, work, task, coarse, survivors, out, n_threads):
     """``refined_best`` of every survivor ``survivors.features[j]`` into row j of ``out``
-    (a ``Refined``), dealt round-robin to ``n_threads`` threads."""
+    (a ``Refined``), dealt round-robin to ``n_threads`` threads that share the limits
+    their splits lower (``_refine_lane``)."""
     F = survivors.features.shape[0]
     lanes = lane_count(n_threads, F, F * task.index_order.shape[0])
+    published = np.full(lanes, survivors.limit)
     if lanes == 1:
-        _refine_lane(data, work, task, coarse, survivors, out, np.int64(0), np.int64(1))
+        _refine_lane(data, work, task, coarse, survivors, out, np.int64(0), np.int64(1),
+                     published)
     else:
         # prange's index is unsigned: cast, or the callee compiles twice
         for lane in prange(lanes):
-            _refine_lane(data, work, task, coarse, survivors, out, np.int64(lane), lanes)
+            _refine_lane(data, work, task, coarse, survivors, out, np.int64(lane), lanes,
+                         published)
