@@ -21,10 +21,10 @@ split, score and left weights are the ones the full scan finds, and ties
 still go to the first such rank.  The limit starts at the node's (the best
 coarse boundary's score plus the margin) and drops to s + margin as soon as a
 survivor's pass finds a split of canonical score s (``coarse.survivors``: that
-is a limit too), for the bins, runs and survivors after it.  The pass touches the exact ranks of the
-flagged bins only, so a survivor costs one pass over the node's rows (two
-where its coarse bins must be summed), not a histogram of every distinct
-value and a walk over it.
+is a limit too), for the bins, runs and survivors after it.  The pass touches
+the exact ranks of the flagged bins only, so a survivor costs one pass over the
+node's rows (two where its coarse bins must be summed), not a histogram of
+every distinct value and a walk over it.
 
 Inside a flagged bin of a two-level feature the ranks are taken in runs of
 ``CHUNK_RANKS``: a run's running sums S_b(t) are added first, and its splits
@@ -113,8 +113,8 @@ def survivors_of(task, feats, prefilter, bounds, hist, totals):
     for p in range(n):
         w[p] = task.w[index_order[p]]
         y[p] = task.y[index_order[p]]
-    return Survivors(feats[prefilter.keep], bounds, prefilter.limit, prefilter.margin, hist.counts, hist.weights,
-                     hist.summed[0], totals, w, y)
+    return Survivors(feats[prefilter.keep], bounds, prefilter.limit, prefilter.margin,
+                     hist.counts, hist.weights, hist.summed[0], totals, w, y)
 
 
 @njit(cache=True, inline='always')
@@ -139,13 +139,14 @@ def _evaluation_arrays(totals):
 @njit(cache=True)
 def _coarse_pass(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
     """The class weights T_b of every coarse bin b of feature k in the node, summed from
-    its rows in index order, and the rows of the flagged bins summed into their exact
-    ranks (``hist_f``; ``counts_f`` their examples, under a minimum leaf size), in
-    index order too.  Where the node's histogram was summed from its rows
+    its rows in index order, and the rows of the flagged bins (``flagged``: 1 per coarse
+    bin) summed into their exact ranks (``hist_f``; ``counts_f`` their examples, under
+    a minimum leaf size), in index order too.  Where the node's histogram was summed from its rows
     (``survivors.summed``: the root, a smaller child) its bins are those sums, the same
     additions in the same order, and are read, not summed again.  One pass over the
     node's rows gathers their coarse bins (summing them where needed) and lists the
-    rows of the flagged bins, branch-free; a second pass takes the listed rows only."""
+    rows of the flagged bins, branch-free (no pass where the sums are read and no bin is
+    flagged); a second pass takes the listed rows only."""
     index_order, w, y = task.index_order, survivors.w, survivors.y
     n = index_order.shape[0]
     base, end = coarse.offsets[k], coarse.offsets[k + 1]
