@@ -200,15 +200,17 @@ def test_a_found_split_lowers_the_limit_for_the_survivors_after_it():
     (``refine``): fewer exact values walked than under the node's limit alone, and the
     same rows wherever a split within the tie window of the optimum lies, on one lane
     or two."""
+    from apsplit.kernels.lanes import lane_count
     from apsplit.kernels.refine import new_refined, refine_survivors
     from apsplit.kernels.search import TOL
     rng = np.random.default_rng(3)
-    n = 4000
+    n = 14000
     X = rng.normal(size=(n, 10))  # ten features of about equal worth: several survive
     y = (X @ np.linspace(1.0, 0.9, 10) + rng.normal(size=n) > 0).astype(np.int64)
     w = rng.lognormal(sigma=1.0, size=n)
     ds, task, bins, survivors = _root_survivors(X, y, w, 64)
     assert survivors.features.size >= 3
+    assert lane_count(2, survivors.features.size, survivors.features.size * n) == 2
     static = survivors._replace(margin=np.inf)  # min(limit, s + inf): the node's limit throughout
     rows = {}
     with ds.workspace(2) as work:
