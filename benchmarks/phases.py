@@ -1,6 +1,7 @@
 """Where an exhaustive AdaBoost tree's time goes, phase by phase, at the root of a late
-round, beside LightGBM's time per tree (apsplit.experiments.phases).  From the
-repository root:
+round and at every node of its tree, with the floor of the exact search (its histograms
+and canonical sums), beside LightGBM's time per tree (apsplit.experiments.phases).  From
+the repository root:
 
     python -m benchmarks.phases --data higgs7k --size 56000 --rounds 30
 """

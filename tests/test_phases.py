@@ -9,6 +9,8 @@ import pytest
 from apsplit import Dataset
 from apsplit.experiments import phases, survivors
 from apsplit.experiments.loaders import load_satimage
+from apsplit.finders import get_finder
+from apsplit.tree import grow_from_problem
 from benchmarks import phases as phases_command
 
 
@@ -51,3 +53,33 @@ def test_without_lightgbm_the_table_names_its_extra(monkeypatch):
     result = phases.run(X[:300], y[:300], "satimage", rounds=2, depth=2, repeats=1)
     assert result["lightgbm_tree_ms"] is None
     assert 'pip install "apsplit[lightgbm]"' in phases.format_table(result)
+
+
+def test_the_profiled_nodes_are_the_trees_searched_nodes_with_the_growers_histograms():
+    X, y, _ = load_satimage()
+    X, y = X[:600], y[:600]
+    result = phases.run(X, y, "satimage", rounds=3, depth=3, repeats=1)
+    root = phases.last_round_root(Dataset(X, prefilter=True), y, 3, 3)
+    tree = grow_from_problem(root, get_finder("exhaustive"), 3)
+    nodes = {node["node"]: node for node in result["nodes"]}
+    split = [node for node in range(tree.feature.size) if tree.feature[node] >= 0]
+    assert set(split) <= set(nodes)  # every split node was searched ...
+    for node, record in nodes.items():  # ... and each search returns the tree's split
+        assert record["feature"] == tree.feature[node]
+    kinds = set()
+    for parent in split:
+        left, right = tree.children_left[parent], tree.children_right[parent]
+        if left in nodes and right in nodes and nodes[parent]["histogram"] != "none":
+            small, large = sorted((left, right), key=lambda c: (2 * tree.n_node_samples[c] >
+                                                                 tree.n_node_samples[parent]))
+            assert (nodes[small]["histogram"], nodes[large]["histogram"]) == ("summed",
+                                                                              "subtracted")
+            kinds.add(nodes[large]["histogram"])
+    assert kinds == {"subtracted"}  # the data has such a pair
+    assert nodes[0]["histogram"] == "summed"
+    for record in nodes.values():
+        timed = {phase for phase, ms in record["ms"].items() if ms is not None}
+        assert timed == (set(phases.NODE_PHASES) if record["histogram"] != "none" else {"search"})
+    totals = phases.node_totals(result)
+    assert 0 < totals["floor"] < totals["nodes"]
+    assert "the floor, histograms and canonical sums" in phases.format_table(result)

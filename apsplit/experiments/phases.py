@@ -1,4 +1,5 @@
-"""Where an exhaustive AdaBoost tree's time goes, phase by phase, at its root.
+"""Where an exhaustive AdaBoost tree's time goes, phase by phase, at its root and at
+every node it searched.
 
 Boosts ``rounds`` AdaBoost rounds of depth-``depth`` exhaustive trees on a dense
 Dataset with the prefilter on (``Dataset(X, prefilter=True)``), keeps the last
@@ -16,8 +17,19 @@ calls after an untimed one, the kernels ``search.run_exhaustive`` runs in turn:
 
 then the whole tree (``tree.grow_from_problem``, one kernel call) and, when
 LightGBM is installed, LightGBM's mean time per tree on the same rows, binned
-beforehand (``rounds`` rounds of depth-``depth`` trees), for scale.  Used by
-``python -m benchmarks.phases``; one thread throughout.
+beforehand (``rounds`` rounds of depth-``depth`` trees), for scale.
+
+``tree_nodes`` then takes the tree apart: every node the grower searched
+(``build.grow``), with its rows and its coarse histogram as the grower has it
+(the root's and a smaller child's summed from their rows, a larger child's its
+parent's minus its sibling's), times the same phases there, and the
+*canonical sums*: the survivors' passes with no coarse bin flagged, i.e. only
+the class weights of every coarse bin summed over the node's rows in index
+order (read, not summed, where the histogram was summed).  Those sums and the
+histograms are the floor of this search: every split's canonical left weights
+are prefixes of them (``refine``), so a searched node pays them even when no
+bin is flagged.  Used by ``python -m benchmarks.phases``; one thread
+throughout.
 """
 
 import math
@@ -37,7 +49,9 @@ from ..kernels.stats import sorted_rows
 from ..tree import grow_from_problem
 from .report import figure_class, publish, text_table, timed
 
-__all__ = ["last_round_root", "run", "format_table", "plot", "report"]
+__all__ = ["last_round_root", "tree_nodes", "run", "format_table", "plot", "report"]
+
+NODE_PHASES = ["histogram", "bounds", "canonical sums", "survivors' passes", "search"]
 
 LIGHTGBM_MISSING = 'not installed: pip install "apsplit[lightgbm]"'
 
@@ -82,10 +96,124 @@ def _lightgbm_ms(X, y, rounds, depth):
     return 1000.0 * (time.perf_counter() - start) / trees
 
 
+def _rows_of_nodes(tree, leaves):
+    """Each node's rows, sorted (the index order), from the leaf of every row."""
+    rows = {}
+    for node in reversed(range(tree.feature.size)):  # a child's id exceeds its parent's
+        left, right = tree.children_left[node], tree.children_right[node]
+        rows[node] = (np.flatnonzero(leaves == node) if left < 0
+                      else np.sort(np.concatenate([rows[left], rows[right]])))
+    return rows
+
+
+def _searched(tree, node, depth, max_depth, n_rows, min_leaf):
+    """Whether ``build.grow`` searches the node (its rule for a leaf, before searching)."""
+    return (depth < max_depth and n_rows >= max(2, 2 * min_leaf)
+            and np.count_nonzero(tree.value[node] > 0.0) >= 2)
+
+
+def tree_nodes(problem, tree, leaves, max_depth, repeats=5):
+    """Every node ``build.grow`` searched growing ``tree`` (exhaustive, from ``problem``,
+    ``leaves`` the leaf of every row), in node order: {"node", "depth", "rows",
+    "histogram" ("summed", "subtracted", or "none": the plain search, where the prefilter
+    does not pay), "survivors", "walked_ranks", "feature" (the split the search returns,
+    -1 if none), "ms": {phase: least ms, None where the node has no such phase}}.  A node's
+    coarse histogram is the grower's: summed from its rows at the root, at a smaller child
+    and below a node without one; its parent's minus its sibling's at a larger child
+    (timed with ``subtract`` alone, on copies of the parent's made beforehand)."""
+    finder = get_finder("exhaustive")
+    params = finder.kernel_params()._replace(n_threads=1)
+    ds = problem.dataset
+    data, coarse, C = ds.kernel_data(), ds.coarse_bins(), problem.n_classes
+    one = np.int64(1)
+    rows_of = _rows_of_nodes(tree, leaves)
+    depth_of, ready, nodes = {0: 0}, {}, []
+    with ds.workspace(C) as work:
+        for node in range(tree.feature.size):
+            depth, rows = depth_of[node], rows_of[node]
+            for child in (tree.children_left[node], tree.children_right[node]):
+                if child >= 0:
+                    depth_of[child] = depth + 1
+            if not _searched(tree, node, depth, max_depth, rows.size, problem.min_leaf):
+                continue
+            task = kernel_task(problem, rows)._replace(order=rows)
+            feats, n = task.feats, np.int64(rows.size)
+            ms = dict.fromkeys(NODE_PHASES)
+            record = {"node": node, "depth": depth, "rows": int(rows.size), "histogram": "none",
+                      "survivors": 0, "walked_ranks": 0, "ms": ms}
+            if node in ready:
+                hist, record["histogram"], ms["histogram"] = ready.pop(node)
+            elif cs.pays(coarse, data.bin_offsets, feats, n):
+                hist = cs.new_histogram(coarse, C)
+                ms["histogram"] = _least_ms(lambda: cs.build_dense(
+                    coarse, feats, task.index_order, task.w, task.y, hist, one), repeats)
+                record["histogram"] = "summed"
+            else:
+                hist = None
+            found, seconds = timed(lambda: run_exhaustive(
+                params, data, work, task, coarse,
+                hist if hist is not None else cs.new_histogram(coarse, C), hist is not None),
+                repeats, min)
+            ms["search"] = 1000.0 * seconds
+            record["feature"] = int(feats[found.position]) if found.position >= 0 else -1
+            if hist is not None:
+                _time_survivors(record, task, data, work, coarse, hist, repeats)
+                if depth + 1 < max_depth and tree.children_left[node] >= 0:
+                    ready.update(_children_histograms(tree, node, rows_of, task, coarse, hist,
+                                                      repeats))
+            nodes.append(record)
+    return nodes
+
+
+def _time_survivors(record, task, data, work, coarse, hist, repeats):
+    """A node's bounds, survivors' passes and canonical sums (the passes, no bin flagged)."""
+    C, ms, one = task.n_classes, record["ms"], np.int64(1)
+    rows = task.index_order
+    totals = np.bincount(task.y[rows], task.w[rows], minlength=C)
+    n, tie = np.int64(rows.size), TOL * totals.sum()
+    bounds = np.empty(coarse.offsets[-1])
+    prefilter, seconds = timed(lambda: cs.survivors(
+        coarse, task.feats, data.categorical, hist, totals, n, task.crit, task.min_leaf, tie,
+        bounds), repeats, min)
+    ms["bounds"] = 1000.0 * seconds
+    survivors = survivors_of(task, task.feats, prefilter, bounds, hist, totals)
+    kept = survivors.features.size
+    out, seconds = timed(lambda: _refined(data, work, task, coarse, survivors), repeats, min)
+    ms["survivors' passes"] = 1000.0 * seconds
+    none_flagged = survivors._replace(bounds=np.full_like(bounds, math.inf))
+    ms["canonical sums"] = _least_ms(lambda: _refined(data, work, task, coarse, none_flagged),
+                                     repeats)
+    record["survivors"], record["walked_ranks"] = int(kept), int(out.walked.sum())
+
+
+def _refined(data, work, task, coarse, survivors):
+    out = new_refined(survivors.features.size, task.n_classes)
+    refine_survivors(data, work, task, coarse, survivors, out, np.int64(1))
+    return out
+
+
+def _children_histograms(tree, node, rows_of, task, coarse, hist, repeats):
+    """{child: (histogram, kind, ms)} of a split node's children, as the grower makes them."""
+    left, right = tree.children_left[node], tree.children_right[node]
+    small, large = ((left, right) if 2 * rows_of[left].size <= rows_of[node].size
+                    else (right, left))
+    C, one = task.n_classes, np.int64(1)
+    small_hist = cs.new_histogram(coarse, C)
+    small_rows = rows_of[small]
+    small_ms = _least_ms(lambda: cs.build_dense(coarse, task.feats, small_rows, task.w, task.y,
+                                                small_hist, one), repeats)
+    parent_weight = float(tree.value[node].sum())
+    copies = [cs.NodeHistogram(*(field.copy() for field in hist)) for _ in range(repeats + 1)]
+    large_hist = copies[-1]
+    large_ms = _least_ms(lambda: cs.subtract(coarse, task.feats, copies.pop(), small_hist,
+                                             parent_weight), repeats)
+    return {small: (small_hist, "summed", small_ms), large: (large_hist, "subtracted", large_ms)}
+
+
 def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
     """{"dataset", "rows", "features", "rounds", "depth", "criterion", "survivors",
     "flagged_share", "flagged_bins", "flagged_ranks", "walked_ranks", "phases": {phase:
-    least ms}, "lightgbm_tree_ms"}."""
+    least ms}, "nodes": ``tree_nodes`` of the last round's tree, "lightgbm_tree_ms"}."""
     if sp.issparse(X):
         raise ValueError("the phases are timed on dense data (the sparse search has no "
                          "survivors' passes)")
@@ -121,7 +249,9 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
             new_refined(kept.size, C), one), repeats)
         phases["root search"] = _least_ms(lambda: run_exhaustive(
             params._replace(n_threads=1), data, work, task, coarse, hist, False), repeats)
-    phases["tree"] = _least_ms(lambda: grow_from_problem(problem, finder, depth, True), repeats)
+    (tree, leaves), seconds = timed(lambda: grow_from_problem(problem, finder, depth, True),
+                                    repeats, min)
+    phases["tree"] = 1000.0 * seconds
     flags = [bounds[coarse.offsets[k]:coarse.offsets[k + 1]] <= prefilter.limit for k in kept]
     spans = [coarse.span[coarse.offsets[k]:coarse.offsets[k + 1]] for k in kept]
     flagged = sum(int(f.sum()) for f in flags)
@@ -134,7 +264,8 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
             "flagged_ranks": sum(int(span[f].sum()) for f, span in zip(flags, spans)),
             # ... and those the survivors' walks visit, under the limits their splits lower
             "walked_ranks": int(out.walked.sum()),
-            "phases": phases, "lightgbm_tree_ms": _lightgbm_ms(X, y, rounds, depth)}
+            "phases": phases, "nodes": tree_nodes(problem, tree, leaves, depth, repeats),
+            "lightgbm_tree_ms": _lightgbm_ms(X, y, rounds, depth)}
 
 
 def format_table(result):
@@ -156,21 +287,81 @@ def format_table(result):
         f"{result['flagged_ranks'] / max(result['survivors'], 1):,.0f} exact values per survivor, "
         f"of which the walks visit {result['walked_ranks'] / max(result['survivors'], 1):,.0f} "
         "under the limits found splits lower",
-        text_table(["phase", "ms (least)", "ms per feature"], rows, n_left=1)])
+        text_table(["phase", "ms (least)", "ms per feature"], rows, n_left=1),
+        "", _format_nodes(result)])
+
+
+def node_totals(result):
+    """{"nodes": the searched nodes' histograms and searches, "floor": their histograms and
+    canonical sums, "tree"} in ms: what the nodes account for of the tree, and the floor."""
+    nodes = result["nodes"]
+
+    def total(*phases):
+        return sum(node["ms"][phase] or 0.0 for node in nodes for phase in phases)
+
+    return {"nodes": total("histogram", "search"), "floor": total("histogram", "canonical sums"),
+            "tree": result["phases"]["tree"]}
+
+
+def _format_nodes(result):
+    rows = []
+    for node in result["nodes"]:
+        ms = node["ms"]
+        per = max(node["survivors"], 1)
+        rows.append([str(node["node"]), str(node["depth"]), f"{node['rows']:,}",
+                     node["histogram"], str(node["survivors"]),
+                     f"{node['walked_ranks'] / per:,.0f}",
+                     *("" if ms[phase] is None else f"{ms[phase]:.3f}" for phase in NODE_PHASES)])
+    totals = node_totals(result)
+    lightgbm = result["lightgbm_tree_ms"]
+    scale = f"; LightGBM's tree {lightgbm:.3f} ms" if lightgbm is not None else ""
+    return "\n".join([
+        "every node the tree searched (ms, least of the repeats; the search includes its "
+        "bounds and passes, not a histogram made before it):",
+        text_table(["node", "depth", "rows", "histogram", "survivors", "walked per survivor",
+                    *NODE_PHASES], rows, n_left=4),
+        f"histograms and searches {totals['nodes']:.3f} ms of the tree's {totals['tree']:.3f}; "
+        f"the floor, histograms and canonical sums, {totals['floor']:.3f}{scale}"])
 
 
 def plot(result, path):
-    """The phases' times as bars."""
-    fig = figure_class()(figsize=(6, 3.5), layout="constrained")
-    ax = fig.subplots()
+    """The root's phases as bars, and each searched node's as a stacked bar."""
+    fig = figure_class()(figsize=(11, 3.8), layout="constrained")
+    ax, by_node = fig.subplots(1, 2)
     names = list(result["phases"]) + (["LightGBM tree"] if result["lightgbm_tree_ms"] else [])
     values = list(result["phases"].values()) + (
         [result["lightgbm_tree_ms"]] if result["lightgbm_tree_ms"] else [])
     ax.barh(names[::-1], values[::-1])
     ax.set_xlabel("milliseconds (least of repeats, one thread)")
     ax.set_title(f"{result['dataset']} ({result['rows']:,} rows), round {result['rounds']}")
+    _plot_nodes(by_node, result["nodes"])
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
+
+
+def _plot_nodes(ax, nodes):
+    """Per node: histogram, bounds, canonical sums, the flagged bins (the passes minus the
+    sums: their rows listed and summed into exact ranks, the runs bounded) and the rest of
+    its search, stacked."""
+    labels = [f"{node['node']} ({node['rows']:,})" for node in nodes][::-1]
+    parts = {"histogram": [], "bounds": [], "canonical sums": [], "flagged bins": [],
+             "rest of search": []}
+    for node in nodes[::-1]:
+        ms = {phase: value or 0.0 for phase, value in node["ms"].items()}
+        parts["histogram"].append(ms["histogram"])
+        parts["bounds"].append(ms["bounds"])
+        parts["canonical sums"].append(ms["canonical sums"])
+        parts["flagged bins"].append(max(ms["survivors' passes"] - ms["canonical sums"], 0.0))
+        parts["rest of search"].append(
+            max(ms["search"] - ms["bounds"] - ms["survivors' passes"], 0.0))
+    left = np.zeros(len(nodes))
+    for name, values in parts.items():
+        ax.barh(labels, values, left=left, label=name)
+        left += values
+    ax.set_xlabel("milliseconds")
+    ax.set_ylabel("node (rows)")
+    ax.set_title("every searched node of the tree")
+    ax.legend(fontsize="small")
 
 
 def report(result, json_path, plot_path):
