@@ -146,12 +146,16 @@ def _clear(coarse, feats, hist):
 def _build_features(coarse, feats, first, last, index_order, w_node, y_node, hist):
     """Sum the coarse bins of the candidates ``feats[first:last]`` (each its own bins)."""
     n = index_order.shape[0]
-    gathered = np.empty(n, np.uint8)
+    every_row = n == coarse.codes.shape[1]  # index_order is 0 .. n - 1
+    gathered = np.empty(0 if every_row else n, np.uint8)
     for j in range(first, last):
         k = feats[j]
         row = coarse.codes[k]
-        for p in range(n):
-            gathered[p] = row[index_order[p]]
+        if every_row:
+            gathered = row
+        else:
+            for p in range(n):
+                gathered[p] = row[index_order[p]]
         lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
         weights = hist.weights[lo:hi]
         counts = hist.counts[lo:hi]

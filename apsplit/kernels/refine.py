@@ -158,9 +158,10 @@ def _coarse_pass(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
         any_flagged = False
         for b in range(end - base):
             any_flagged = any_flagged or flagged[b] != 0
+        every_row = n == coarse_codes.shape[0]  # index_order is 0 .. n - 1: not read
         for p in range(n if any_flagged else 0):
             listed[n_listed] = p
-            n_listed += flagged[coarse_codes[index_order[p]]]
+            n_listed += flagged[coarse_codes[p if every_row else index_order[p]]]
     else:
         gathered = np.empty(n, np.uint8)
         for p in range(n):
