@@ -167,7 +167,7 @@ def tree_nodes(problem, tree, leaves, max_depth, repeats=5):
 
 def _time_survivors(record, task, data, work, coarse, hist, repeats):
     """A node's bounds, survivors' passes and canonical sums (the passes, no bin flagged)."""
-    C, ms, one = task.n_classes, record["ms"], np.int64(1)
+    C, ms = task.n_classes, record["ms"]
     rows = task.index_order
     totals = np.bincount(task.y[rows], task.w[rows], minlength=C)
     n, tie = np.int64(rows.size), TOL * totals.sum()
