@@ -135,15 +135,11 @@ def test_box_bound_is_below_every_point_of_the_box(C, criterion, data):
         assert bound <= score + 1e-9 * totals.sum()
 
 
-def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do():
-    """The larger child's coarse histogram is its parent's minus the smaller child's,
-    rounded otherwise than one summed from its rows; its survivors' passes must then
-    sum their coarse bins from the rows (``refine._coarse_pass``), so the node's
-    split, score and child weights are the ones a histogram summed from its rows
-    gives, bit for bit."""
-    from apsplit.finders import check_problem, get_finder, kernel_task
-    from apsplit.kernels.search import run_exhaustive
-    rng = np.random.default_rng(7)
+def _larger_child(cut, seed=7):
+    """A node of 600 rows split at x_0 <= ``cut``: (Dataset, kernel data, coarse bins, the
+    parent's, smaller and larger child's tasks, their weights)."""
+    from apsplit.finders import check_problem, kernel_task
+    rng = np.random.default_rng(seed)
     n = 600
     X = rng.normal(size=(n, 3))
     y = (X[:, 1] + rng.normal(size=n) > 0).astype(np.int64)
@@ -156,8 +152,23 @@ def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do():
         problem = check_problem(ds, y, w, "gini", rows, None, False, "tight")
         return kernel_task(problem, np.sort(problem.order))
 
-    parent, smaller, larger = (task(np.arange(n)), task(np.flatnonzero(X[:, 0] <= -0.5)),
-                               task(np.flatnonzero(X[:, 0] > -0.5)))
+    return (ds, data, bins, task(np.arange(n)), task(np.flatnonzero(X[:, 0] <= cut)),
+            task(np.flatnonzero(X[:, 0] > cut)), w)
+
+
+@pytest.mark.parametrize("cut", [-0.5, -1.2])  # the larger child: 69% or 88% of the rows
+def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do(cut):
+    """The larger child's coarse histogram is its parent's minus the smaller child's,
+    rounded otherwise than one summed from its rows; its survivors' passes must then
+    sum their coarse bins from the rows (``refine._coarse_pass``: its rows gathered,
+    or, holding ``MOST_ROWS`` of them, every row read), so the node's split, score and
+    child weights are the ones a histogram summed from its rows gives, bit for bit."""
+    from apsplit.finders import get_finder
+    from apsplit.kernels.refine import MOST_ROWS
+    from apsplit.kernels.search import run_exhaustive
+    ds, data, bins, parent, smaller, larger, w = _larger_child(cut)
+    n = w.size
+    assert (larger.index_order.size >= MOST_ROWS * n) == (cut < -1.0)
     one = np.int64(1)
     hists = [coarse.new_histogram(bins, 2) for _ in range(3)]
     for t, hist in zip((parent, smaller, larger), hists):
@@ -173,6 +184,38 @@ def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do():
                  for hist in (subtracted, summed)]
     assert found[0].position >= 0
     for a, b in zip(*found):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("seed", [7, 8, 9])
+def test_a_node_of_most_rows_reads_every_row_as_it_gathers_its_own(seed):
+    """A subtracted node holding ``MOST_ROWS`` of X's rows sums every row in index order,
+    the others weighing 0 (x + 0 = x), and lists its flagged bins' rows by counting its
+    own: its survivors' rows are the ones its rows gathered give, bit for bit."""
+    from apsplit.kernels.refine import new_refined, refine_survivors, survivors_of
+    from apsplit.kernels.search import TOL
+    ds, data, bins, parent, smaller, larger, w = _larger_child(-1.2, seed)
+    one = np.int64(1)
+    hist, small = coarse.new_histogram(bins, 2), coarse.new_histogram(bins, 2)
+    coarse.build_dense(bins, parent.feats, parent.index_order, parent.w, parent.y, hist, one)
+    coarse.build_dense(bins, smaller.feats, smaller.index_order, smaller.w, smaller.y, small, one)
+    coarse.subtract(bins, parent.feats, hist, small, w.sum())
+    rows = larger.index_order
+    totals = np.bincount(larger.y[rows], larger.w[rows], minlength=2)
+    bounds = np.empty(bins.offsets[-1])
+    prefilter = coarse.survivors(bins, larger.feats, data.categorical, hist, totals,
+                                 np.int64(rows.size), larger.crit, larger.min_leaf,
+                                 TOL * totals.sum(), bounds)
+    every_row = survivors_of(larger, larger.feats, prefilter, bounds, hist, totals)
+    assert every_row.row_w.size == w.size  # the path under test
+    gathered = every_row._replace(row_w=np.zeros(0))
+    got = {}
+    with ds.workspace(2) as work:
+        for name, survivors in [("every row", every_row), ("gathered", gathered)]:
+            got[name] = new_refined(survivors.features.size, 2)
+            refine_survivors(data, work, larger, bins, survivors, got[name], one)
+    assert got["gathered"].walked.sum() > 0  # flagged bins' rows were listed and walked
+    for a, b in zip(got["every row"], got["gathered"]):
         np.testing.assert_array_equal(a, b)
 
 

@@ -65,6 +65,7 @@ def _present(hist_f, t):
 
 
 CHUNK_RANKS = 16  # a flagged bin's ranks are bounded in runs of this many before evaluating
+MOST_ROWS = 0.75  # a node with this share of X's rows sums them all, the others' weights 0
 
 
 class Refined(NamedTuple):
@@ -99,22 +100,29 @@ class Survivors(NamedTuple):
     totals: np.ndarray       # (C,) the node's class weights
     w: np.ndarray            # the node's rows' weights, in index order
     y: np.ndarray            # ... and classes
+    row_w: np.ndarray        # a node of most rows, not summed: its weight per row of X, 0 at
+                             # the others (``MOST_ROWS``); else empty
 
 
 @njit(cache=True)
 def survivors_of(task, feats, prefilter, bounds, hist, totals):
     """The ``Survivors`` of ``task``'s node, whose coarse histogram is ``hist``, kept by
     ``prefilter`` (``coarse.survivors``) from its candidates ``feats``: the node's rows'
-    weights and classes gathered once, read by every survivor's pass."""
+    weights and classes gathered once, read by every survivor's pass (and, at a node of
+    most rows whose histogram was not summed, its weights per row of X: ``MOST_ROWS``)."""
     index_order = task.index_order
     n = index_order.shape[0]
+    n_rows = task.w.shape[0]
     w = np.empty(n)
     y = np.empty(n, np.intp)
+    row_w = np.zeros(n_rows if not hist.summed[0] and n >= MOST_ROWS * n_rows else 0)
     for p in range(n):
         w[p] = task.w[index_order[p]]
         y[p] = task.y[index_order[p]]
+    for p in range(n if row_w.shape[0] > 0 else 0):
+        row_w[index_order[p]] = w[p]
     return Survivors(feats[prefilter.keep], bounds, prefilter.limit, prefilter.margin,
-                     hist.counts, hist.weights, hist.summed[0], totals, w, y)
+                     hist.counts, hist.weights, hist.summed[0], totals, w, y, row_w)
 
 
 @njit(cache=True, inline='always')
@@ -146,12 +154,15 @@ def _coarse_pass(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
     additions in the same order, and are read, not summed again.  One pass over the
     node's rows gathers their coarse bins (summing them where needed) and lists the
     rows of the flagged bins, branch-free (no pass where the sums are read and no bin is
-    flagged); a second pass takes the listed rows only."""
+    flagged); a second pass takes the listed rows only.  A node of ``MOST_ROWS`` of X's
+    rows whose sums are not read (``survivors.row_w``) gathers nothing: it sums every
+    row of X in index order, the others weighing 0 (x + 0 = x: the same sums), and
+    counts its own rows as it goes to list them by their positions in the node."""
     index_order, w, y = task.index_order, survivors.w, survivors.y
     n = index_order.shape[0]
     base, end = coarse.offsets[k], coarse.offsets[k + 1]
     coarse_codes, codes = coarse.codes[k], data.codes[k]
-    listed = np.empty(n, np.int64)
+    listed = np.empty(n + 1, np.int64)  # + 1: a row after the node's last may be written
     n_listed = 0
     if survivors.summed:
         sums = survivors.bin_weights[base:end]
@@ -162,6 +173,17 @@ def _coarse_pass(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
         for p in range(n if any_flagged else 0):
             listed[n_listed] = p
             n_listed += flagged[coarse_codes[p if every_row else index_order[p]]]
+    elif survivors.row_w.shape[0] > 0:  # every row of X in index order, the others weighing 0
+        row_w, row_y = survivors.row_w, task.y
+        sums = np.zeros((end - base, hist_f.shape[1]))
+        p = 0  # the node position of row i (its rows, in index order, are 0, 1, ...)
+        for i in range(row_w.shape[0]):
+            b = np.intp(coarse_codes[i])
+            sums[b, row_y[i]] += row_w[i]  # x + 0 = x: the node's additions, in its order
+            inside = np.intp(row_w[i] > 0.0)  # the node's rows weigh more than 0
+            listed[n_listed] = p
+            n_listed += flagged[b] * inside
+            p += inside
     else:
         gathered = np.empty(n, np.uint8)
         for p in range(n):
