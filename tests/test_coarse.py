@@ -135,15 +135,19 @@ def test_box_bound_is_below_every_point_of_the_box(C, criterion, data):
         assert bound <= score + 1e-9 * totals.sum()
 
 
-def _larger_child(cut, seed=7):
+def _larger_child(cut, seed=7, n_classes=2, sigma=2.0, zero_share=0.0, levels=None):
     """A node of 600 rows split at x_0 <= ``cut``: (Dataset, kernel data, coarse bins, the
-    parent's, smaller and larger child's tasks, their weights)."""
+    parent's, smaller and larger child's tasks, their weights).  Lognormal weights
+    (``sigma``), a ``zero_share`` of them 0; x rounded to 1 / ``levels`` (ties) if given."""
     from apsplit.finders import check_problem, kernel_task
     rng = np.random.default_rng(seed)
     n = 600
     X = rng.normal(size=(n, 3))
-    y = (X[:, 1] + rng.normal(size=n) > 0).astype(np.int64)
-    w = rng.lognormal(sigma=2.0, size=n)
+    if levels is not None:
+        X = np.round(X * levels) / levels
+    y = np.digitize(X[:, 1] + rng.normal(size=n), {2: [0.0], 3: [-0.5, 0.5]}[n_classes])
+    w = rng.lognormal(sigma=sigma, size=n)
+    w[rng.random(n) < zero_share] = 0.0
     ds = apsplit.Dataset(X, coarse_bins=4, prefilter=True)
     data, bins = ds.kernel_data(), ds.coarse_bins()
     assert data.two_level.all()  # 600 values in 4 coarse bins
@@ -187,21 +191,20 @@ def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do(cut):
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("seed", [7, 8, 9])
-def test_a_node_of_most_rows_reads_every_row_as_it_gathers_its_own(seed):
-    """A subtracted node holding ``MOST_ROWS`` of X's rows sums every row in index order,
-    the others weighing 0 (x + 0 = x), and lists its flagged bins' rows by counting its
-    own: its survivors' rows are the ones its rows gathered give, bit for bit."""
+def _every_row_and_gathered(seed, **node):
+    """The survivors' ``Refined`` rows of a larger child of 93% of the rows (``_larger_child``),
+    summed from every row of X and from its own rows gathered."""
     from apsplit.kernels.refine import new_refined, refine_survivors, survivors_of
     from apsplit.kernels.search import TOL
-    ds, data, bins, parent, smaller, larger, w = _larger_child(-1.2, seed)
+    ds, data, bins, parent, smaller, larger, w = _larger_child(-1.5, seed, **node)
+    C = parent.n_classes
     one = np.int64(1)
-    hist, small = coarse.new_histogram(bins, 2), coarse.new_histogram(bins, 2)
+    hist, small = coarse.new_histogram(bins, C), coarse.new_histogram(bins, C)
     coarse.build_dense(bins, parent.feats, parent.index_order, parent.w, parent.y, hist, one)
     coarse.build_dense(bins, smaller.feats, smaller.index_order, smaller.w, smaller.y, small, one)
     coarse.subtract(bins, parent.feats, hist, small, w.sum())
     rows = larger.index_order
-    totals = np.bincount(larger.y[rows], larger.w[rows], minlength=2)
+    totals = np.bincount(larger.y[rows], larger.w[rows], minlength=C)
     bounds = np.empty(bins.offsets[-1])
     prefilter = coarse.survivors(bins, larger.feats, data.categorical, hist, totals,
                                  np.int64(rows.size), larger.crit, larger.min_leaf,
@@ -210,12 +213,34 @@ def test_a_node_of_most_rows_reads_every_row_as_it_gathers_its_own(seed):
     assert every_row.row_w.size == w.size  # the path under test
     gathered = every_row._replace(row_w=np.zeros(0))
     got = {}
-    with ds.workspace(2) as work:
+    with ds.workspace(C) as work:
         for name, survivors in [("every row", every_row), ("gathered", gathered)]:
-            got[name] = new_refined(survivors.features.size, 2)
+            got[name] = new_refined(survivors.features.size, C)
             refine_survivors(data, work, larger, bins, survivors, got[name], one)
-    assert got["gathered"].walked.sum() > 0  # flagged bins' rows were listed and walked
-    for a, b in zip(got["every row"], got["gathered"]):
+    return got["every row"], got["gathered"]
+
+
+@pytest.mark.parametrize("seed", [7, 8, 9])
+def test_a_node_of_most_rows_reads_every_row_as_it_gathers_its_own(seed):
+    """A subtracted node holding ``MOST_ROWS`` of X's rows sums every row in index order,
+    the others weighing 0 (x + 0 = x), and lists its flagged bins' rows by counting its
+    own: its survivors' rows are the ones its rows gathered give, bit for bit."""
+    every_row, gathered = _every_row_and_gathered(seed)
+    assert gathered.walked.sum() > 0  # flagged bins' rows were listed and walked
+    for a, b in zip(every_row, gathered):
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=scaled(0.1))
+@given(st.integers(0, 2 ** 32 - 1), st.sampled_from([2, 3]), st.sampled_from([0.5, 4.0]),
+       st.sampled_from([0.0, 0.05]), st.sampled_from([None, 40]))
+def test_every_row_read_is_the_gathered_rows_under_ties_zeros_and_extreme_weights(
+        seed, n_classes, sigma, zero_share, levels):
+    """The same, with 2 or 3 classes, weight ratios up to e^(4 z), zero weights (rows
+    outside every node: 0 in ``row_w`` as the other rows are) and tied values."""
+    every_row, gathered = _every_row_and_gathered(
+        seed, n_classes=n_classes, sigma=sigma, zero_share=zero_share, levels=levels)
+    for a, b in zip(every_row, gathered):
         np.testing.assert_array_equal(a, b)
 
 
