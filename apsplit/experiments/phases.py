@@ -2,34 +2,32 @@
 every node it searched.
 
 Boosts ``rounds`` AdaBoost rounds of depth-``depth`` exhaustive trees on a dense
-Dataset with the prefilter on (``Dataset(X, prefilter=True)``), keeps the last
-round's weights, and times on that round's root, each the least of ``repeats``
-calls after an untimed one, the kernels ``search.run_exhaustive`` runs in turn:
+Dataset with the prefilter at every node (``Dataset(X, prefilter=True)``), keeps
+the last round's weights, grows that round's tree (``tree.grow_from_problem``,
+one kernel call: ``tree``) and takes it apart (``tree_nodes``): every node the
+grower searched (``build.grow``), with its rows and its coarse histogram as the
+grower has it (the root's and a smaller child's summed from their rows, a
+larger child's its parent's minus its sibling's).  At each node, each the least
+of ``repeats`` calls after an untimed one:
 
-* ``coarse histograms``: ``coarse.build_dense``, every feature's coarse bins;
+* ``histogram``: ``coarse.build_dense``, or ``coarse.subtract`` at a larger child;
 * ``bounds``: ``coarse.survivors``, the boundaries' scores and the bins' bounds;
+* ``canonical sums``: ``refine.refine_survivors`` with no coarse bin flagged, i.e.
+  only the class weights of every coarse bin summed over the node's rows in
+  index order (read, not summed, where the histogram was summed);
 * ``survivors' passes``: ``refine.refine_survivors``, the exact scores of the
-  features left (one pass over the node's rows each);
+  features left;
 * ``... at the node's limit``: the same, the limit never lowered by the splits
   found (the passes as they ran before they lowered it), for comparison;
-* ``root search``: ``search.run_exhaustive`` (the three, the node's class totals
-  and the winner's ranks);
+* ``search``: ``search.run_exhaustive`` on the node's histogram.
 
-then the whole tree (``tree.grow_from_problem``, one kernel call) and, when
-LightGBM is installed, LightGBM's mean time per tree on the same rows, binned
-beforehand (``rounds`` rounds of depth-``depth`` trees), for scale.
-
-``tree_nodes`` then takes the tree apart: every node the grower searched
-(``build.grow``), with its rows and its coarse histogram as the grower has it
-(the root's and a smaller child's summed from their rows, a larger child's its
-parent's minus its sibling's), times the same phases there, and the
-*canonical sums*: the survivors' passes with no coarse bin flagged, i.e. only
-the class weights of every coarse bin summed over the node's rows in index
-order (read, not summed, where the histogram was summed).  Those sums and the
-histograms are the floor of this search: every split's canonical left weights
-are prefixes of them (``refine``), so a searched node pays them even when no
-bin is flagged.  Used by ``python -m benchmarks.phases``; one thread
-throughout.
+The root's phases head the table, with ``root search`` (its histogram built
+inside the search, as the grower's first call does) and LightGBM's mean time per
+tree on the same rows, binned beforehand (``rounds`` rounds of depth-``depth``
+trees), when it is installed, for scale.  The histograms and the canonical sums
+are the floor of this search: every split's canonical left weights are
+prefixes of them (``refine``), so a searched node pays them even when no bin is
+flagged.  Used by ``python -m benchmarks.phases``; one thread throughout.
 """
 
 import math
@@ -51,7 +49,8 @@ from .report import figure_class, publish, text_table, timed
 
 __all__ = ["last_round_root", "tree_nodes", "run", "format_table", "plot", "report"]
 
-NODE_PHASES = ["histogram", "bounds", "canonical sums", "survivors' passes", "search"]
+NODE_PHASES = ["histogram", "bounds", "canonical sums", "survivors' passes",
+               "... at the node's limit", "search"]
 
 LIGHTGBM_MISSING = 'not installed: pip install "apsplit[lightgbm]"'
 
@@ -166,7 +165,9 @@ def tree_nodes(problem, tree, leaves, max_depth, repeats=5):
 
 
 def _time_survivors(record, task, data, work, coarse, hist, repeats):
-    """A node's bounds, survivors' passes and canonical sums (the passes, no bin flagged)."""
+    """A node's bounds, canonical sums (the passes, no bin flagged), survivors' passes and
+    the same passes at the node's limit (never lowered: s + inf), into ``record``, with
+    its flagged coarse bins and the exact values (ranks) they hold."""
     C, ms = task.n_classes, record["ms"]
     rows = task.index_order
     totals = np.bincount(task.y[rows], task.w[rows], minlength=C)
@@ -177,13 +178,24 @@ def _time_survivors(record, task, data, work, coarse, hist, repeats):
         bounds), repeats, min)
     ms["bounds"] = 1000.0 * seconds
     survivors = survivors_of(task, task.feats, prefilter, bounds, hist, totals)
-    kept = survivors.features.size
-    out, seconds = timed(lambda: _refined(data, work, task, coarse, survivors), repeats, min)
-    ms["survivors' passes"] = 1000.0 * seconds
     none_flagged = survivors._replace(bounds=np.full_like(bounds, math.inf))
     ms["canonical sums"] = _least_ms(lambda: _refined(data, work, task, coarse, none_flagged),
                                      repeats)
-    record["survivors"], record["walked_ranks"] = int(kept), int(out.walked.sum())
+    out, seconds = timed(lambda: _refined(data, work, task, coarse, survivors), repeats, min)
+    ms["survivors' passes"] = 1000.0 * seconds
+    ms["... at the node's limit"] = _least_ms(lambda: _refined(
+        data, work, task, coarse, survivors._replace(margin=math.inf)), repeats)
+    kept = survivors.features
+    flags = [bounds[coarse.offsets[k]:coarse.offsets[k + 1]] <= prefilter.limit for k in kept]
+    spans = [coarse.span[coarse.offsets[k]:coarse.offsets[k + 1]] for k in kept]
+    flagged = sum(int(f.sum()) for f in flags)
+    record.update(
+        survivors=int(kept.size), flagged_bins=flagged,
+        flagged_share=flagged / max(sum(f.size for f in flags), 1),
+        # the exact values (ranks) in the bins within the node's limit ...
+        flagged_ranks=sum(int(span[f].sum()) for f, span in zip(flags, spans)),
+        # ... and those the survivors' walks visit, under the limits their splits lower
+        walked_ranks=int(out.walked.sum()))
 
 
 def _refined(data, work, task, coarse, survivors):
@@ -218,53 +230,31 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
         raise ValueError("the phases are timed on dense data (the sparse search has no "
                          "survivors' passes)")
     X = np.asarray(X, dtype=np.float64)
-    ds = Dataset(X, prefilter=True)
+    ds = Dataset(X, prefilter=True)  # the prefilter at every node: the root has its phases
     problem = last_round_root(ds, y, rounds, depth, criterion)
     finder = get_finder("exhaustive")
-    params, data, coarse = finder.kernel_params(), ds.kernel_data(), ds.coarse_bins()
-    task = kernel_task(problem, sorted_rows(problem.order, ds.n_rows))
-    C = problem.n_classes
-    hist = cs.new_histogram(coarse, C)
-    one = np.int64(1)
-    totals = np.bincount(task.y[task.index_order], task.w[task.index_order], minlength=C)
-    n = np.int64(task.index_order.size)
-    tie = TOL * totals.sum()
-    bounds = np.empty(coarse.offsets[-1])
-    phases = {}
-    with ds.workspace(C) as work:
-        phases["coarse histograms"] = _least_ms(lambda: cs.build_dense(
-            coarse, task.feats, task.index_order, task.w, task.y, hist, one), repeats)
-        prefilter, seconds = timed(lambda: cs.survivors(
-            coarse, task.feats, data.categorical, hist, totals, n, task.crit, task.min_leaf, tie,
-            bounds), repeats, min)
-        phases["bounds"] = 1000.0 * seconds
-        kept = task.feats[prefilter.keep]
-        survivors = survivors_of(task, task.feats, prefilter, bounds, hist, totals)
-        out = new_refined(kept.size, C)
-        phases["survivors' passes"] = _least_ms(lambda: refine_survivors(
-            data, work, task, coarse, survivors, out, one), repeats)
-        # the same passes with the limit held at the node's (s + inf never lowers it)
-        phases["... at the node's limit"] = _least_ms(lambda: refine_survivors(
-            data, work, task, coarse, survivors._replace(margin=math.inf),
-            new_refined(kept.size, C), one), repeats)
-        phases["root search"] = _least_ms(lambda: run_exhaustive(
-            params._replace(n_threads=1), data, work, task, coarse, hist, False), repeats)
     (tree, leaves), seconds = timed(lambda: grow_from_problem(problem, finder, depth, True),
                                     repeats, min)
-    phases["tree"] = 1000.0 * seconds
-    flags = [bounds[coarse.offsets[k]:coarse.offsets[k + 1]] <= prefilter.limit for k in kept]
-    spans = [coarse.span[coarse.offsets[k]:coarse.offsets[k + 1]] for k in kept]
-    flagged = sum(int(f.sum()) for f in flags)
-    bins = sum(f.size for f in flags)
+    nodes = tree_nodes(problem, tree, leaves, depth, repeats)
+    root = nodes[0]
+    if root["node"] != 0:
+        raise ValueError("the last round's root was not searched (one class, or too few rows)")
+    params, data, coarse = finder.kernel_params(), ds.kernel_data(), ds.coarse_bins()
+    task = kernel_task(problem, sorted_rows(problem.order, ds.n_rows))
+    hist = cs.new_histogram(coarse, problem.n_classes)
+    with ds.workspace(problem.n_classes) as work:  # its histogram built inside, as at a root
+        root_search = _least_ms(lambda: run_exhaustive(
+            params._replace(n_threads=1), data, work, task, coarse, hist, False), repeats)
+    ms = root["ms"]
+    phases = {"coarse histograms": ms["histogram"], "bounds": ms["bounds"],
+              "survivors' passes": ms["survivors' passes"],
+              "... at the node's limit": ms["... at the node's limit"],
+              "root search": root_search, "tree": 1000.0 * seconds}
     return {"dataset": name, "rows": int(X.shape[0]), "features": int(X.shape[1]),
             "rounds": rounds, "depth": depth, "criterion": criterion,
-            "survivors": int(kept.size), "flagged_share": flagged / max(bins, 1),
-            "flagged_bins": flagged,
-            # the exact values (ranks) in the bins within the node's limit ...
-            "flagged_ranks": sum(int(span[f].sum()) for f, span in zip(flags, spans)),
-            # ... and those the survivors' walks visit, under the limits their splits lower
-            "walked_ranks": int(out.walked.sum()),
-            "phases": phases, "nodes": tree_nodes(problem, tree, leaves, depth, repeats),
+            **{key: root[key] for key in ("survivors", "flagged_share", "flagged_bins",
+                                          "flagged_ranks", "walked_ranks")},
+            "phases": phases, "nodes": nodes,
             "lightgbm_tree_ms": _lightgbm_ms(X, y, rounds, depth)}
 
 
