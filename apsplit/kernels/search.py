@@ -669,11 +669,14 @@ def _task_with(task, feats, bounds):
 def run(method, params, data, work, task):
     """One node, one call: set up, search, read the winner, leave the workspace zeroed.
 
-    Returns its ``state.Found``.  The adaptive search uses only lower bounds,
-    so its scans skip the upper ones (``NO_UB``).
+    Returns its ``state.Found``.  Only Algorithm 1 as printed (``adaptive_paper``)
+    reads a feature's upper bound before the feature is fully assessed: the
+    adaptive search compares lower bounds, and Quick Boost prunes against a fully
+    assessed feature (lb = ub, its score), so their scans skip the upper ones
+    (``NO_UB``).
     """
     node, state, scratch = setup(method, data, work, _task_with(
-        task, task.feats, NO_UB if method == ADAPTIVE else task.bounds))
+        task, task.feats, task.bounds if method == ADAPTIVE_PAPER else NO_UB))
     best, lr, rr, score, total = search(node, state, scratch, method, params)
     children = np.zeros((2, task.n_classes))
     left_codes = np.zeros(0, np.int64)
