@@ -135,10 +135,11 @@ def test_box_bound_is_below_every_point_of_the_box(C, criterion, data):
         assert bound <= score + 1e-9 * totals.sum()
 
 
-def _larger_child(cut, seed=7, n_classes=2, sigma=2.0, zero_share=0.0, levels=None):
+def _larger_child(cut, seed=7, n_classes=2, sigma=2.0, zero_share=0.0, levels=None, min_leaf=1):
     """A node of 600 rows split at x_0 <= ``cut``: (Dataset, kernel data, coarse bins, the
     parent's, smaller and larger child's tasks, their weights).  Lognormal weights
-    (``sigma``), a ``zero_share`` of them 0; x rounded to 1 / ``levels`` (ties) if given."""
+    (``sigma``), a ``zero_share`` of them 0; x rounded to 1 / ``levels`` (ties) if given;
+    ``min_leaf`` examples at least in each child of a split."""
     from apsplit.finders import check_problem, kernel_task
     rng = np.random.default_rng(seed)
     n = 600
@@ -153,7 +154,8 @@ def _larger_child(cut, seed=7, n_classes=2, sigma=2.0, zero_share=0.0, levels=No
     assert data.two_level.all()  # 600 values in 4 coarse bins
 
     def task(rows):
-        problem = check_problem(ds, y, w, "gini", rows, None, False, "tight")
+        problem = check_problem(ds, y, w, "gini", rows, None, False, "tight",
+                                min_samples_leaf=min_leaf)
         return kernel_task(problem, np.sort(problem.order))
 
     return (ds, data, bins, task(np.arange(n)), task(np.flatnonzero(X[:, 0] <= cut)),
@@ -194,30 +196,53 @@ def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do(cut):
 def _every_row_and_gathered(seed, **node):
     """The survivors' ``Refined`` rows of a larger child of 93% of the rows (``_larger_child``),
     summed from every row of X and from its own rows gathered."""
-    from apsplit.kernels.refine import new_refined, refine_survivors, survivors_of
-    from apsplit.kernels.search import TOL
     ds, data, bins, parent, smaller, larger, w = _larger_child(-1.5, seed, **node)
-    C = parent.n_classes
-    one = np.int64(1)
-    hist, small = coarse.new_histogram(bins, C), coarse.new_histogram(bins, C)
-    coarse.build_dense(bins, parent.feats, parent.index_order, parent.w, parent.y, hist, one)
-    coarse.build_dense(bins, smaller.feats, smaller.index_order, smaller.w, smaller.y, small, one)
+    hist, small = (coarse.new_histogram(bins, parent.n_classes) for _ in range(2))
+    for t, h in ((parent, hist), (smaller, small)):
+        coarse.build_dense(bins, t.feats, t.index_order, t.w, t.y, h, np.int64(1))
     coarse.subtract(bins, parent.feats, hist, small, w.sum())
-    rows = larger.index_order
-    totals = np.bincount(larger.y[rows], larger.w[rows], minlength=C)
-    bounds = np.empty(bins.offsets[-1])
-    prefilter = coarse.survivors(bins, larger.feats, data.categorical, hist, totals,
-                                 np.int64(rows.size), larger.crit, larger.min_leaf,
-                                 TOL * totals.sum(), bounds)
-    every_row = survivors_of(larger, larger.feats, prefilter, bounds, hist, totals)
+    every_row = _survivors(data, bins, larger, hist)
     assert every_row.row_w.size == w.size  # the path under test
-    gathered = every_row._replace(row_w=np.zeros(0))
-    got = {}
-    with ds.workspace(C) as work:
-        for name, survivors in [("every row", every_row), ("gathered", gathered)]:
-            got[name] = new_refined(survivors.features.size, C)
-            refine_survivors(data, work, larger, bins, survivors, got[name], one)
-    return got["every row"], got["gathered"]
+    return _refined_both_ways(ds, data, bins, larger, every_row, every_row._replace(row_w=np.zeros(0)))
+
+
+def _root_by_rank_and_gathered(seed, **node):
+    """The survivors' ``Refined`` rows of the root of ``_larger_child``'s rows, its flagged
+    bins' rows read from the rows sorted by rank and from its own rows gathered (its
+    coarse histogram summed again from them: the same sums).  Second: whether the root
+    holds every row (no weight is 0), the by-rank path."""
+    ds, data, bins, parent, _, _, w = _larger_child(-1.5, seed, **node)
+    hist = coarse.new_histogram(bins, parent.n_classes)
+    coarse.build_dense(bins, parent.feats, parent.index_order, parent.w, parent.y, hist,
+                       np.int64(1))
+    root = _survivors(data, bins, parent, hist)
+    assert root.summed and root.row_w.size == 0
+    return (_refined_both_ways(ds, data, bins, parent, root, root._replace(summed=False)),
+            parent.index_order.size == w.size)
+
+
+def _survivors(data, bins, task, hist):
+    """``refine.Survivors`` of ``task``'s node whose coarse histogram is ``hist``."""
+    from apsplit.kernels.refine import survivors_of
+    from apsplit.kernels.search import TOL
+    rows = task.index_order
+    totals = np.bincount(task.y[rows], task.w[rows], minlength=task.n_classes)
+    bounds = np.empty(bins.offsets[-1])
+    prefilter = coarse.survivors(bins, task.feats, data.categorical, hist, totals,
+                                 np.int64(rows.size), task.crit, task.min_leaf,
+                                 TOL * totals.sum(), bounds)
+    return survivors_of(task, task.feats, prefilter, bounds, hist, totals)
+
+
+def _refined_both_ways(ds, data, bins, task, first, second):
+    """The ``Refined`` rows of two ``Survivors`` of ``task``'s node (one thread)."""
+    from apsplit.kernels.refine import new_refined, refine_survivors
+    got = []
+    with ds.workspace(task.n_classes) as work:
+        for survivors in (first, second):
+            got.append(new_refined(survivors.features.size, task.n_classes))
+            refine_survivors(data, work, task, bins, survivors, got[-1], np.int64(1))
+    return got
 
 
 @pytest.mark.parametrize("seed", [7, 8, 9])
@@ -231,16 +256,31 @@ def test_a_node_of_most_rows_reads_every_row_as_it_gathers_its_own(seed):
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("seed", [7, 8, 9])
+@pytest.mark.parametrize("min_leaf", [1, 25])
+def test_the_roots_flagged_bins_read_by_rank_are_its_rows_gathered(seed, min_leaf):
+    """A node of every row (the root) reads its flagged bins' rows from the rows sorted
+    by rank (``refine._sum_flagged_by_rank``): in index order within a rank, so its
+    survivors' rows are the ones its rows gathered and listed give, bit for bit."""
+    (by_rank, gathered), every_row = _root_by_rank_and_gathered(seed, min_leaf=min_leaf)
+    assert every_row and gathered.walked.sum() > 0  # flagged bins' rows were summed and walked
+    for a, b in zip(by_rank, gathered):
+        np.testing.assert_array_equal(a, b)
+
+
 @settings(max_examples=scaled(0.1))
 @given(st.integers(0, 2 ** 32 - 1), st.sampled_from([2, 3]), st.sampled_from([0.5, 4.0]),
-       st.sampled_from([0.0, 0.05]), st.sampled_from([None, 40]))
+       st.sampled_from([0.0, 0.05]), st.sampled_from([None, 40]), st.sampled_from([1, 25]))
 def test_every_row_read_is_the_gathered_rows_under_ties_zeros_and_extreme_weights(
-        seed, n_classes, sigma, zero_share, levels):
-    """The same, with 2 or 3 classes, weight ratios up to e^(4 z), zero weights (rows
-    outside every node: 0 in ``row_w`` as the other rows are) and tied values."""
-    every_row, gathered = _every_row_and_gathered(
-        seed, n_classes=n_classes, sigma=sigma, zero_share=zero_share, levels=levels)
-    for a, b in zip(every_row, gathered):
+        seed, n_classes, sigma, zero_share, levels, min_leaf):
+    """The same for a node of most rows and for the root, with 2 or 3 classes, weight
+    ratios up to e^(4 z), zero weights (rows outside every node: 0 in ``row_w`` as the
+    other rows are), tied values and a minimum leaf size."""
+    node = dict(n_classes=n_classes, sigma=sigma, zero_share=zero_share, levels=levels,
+                min_leaf=min_leaf)
+    for a, b in zip(*_every_row_and_gathered(seed, **node)):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(*_root_by_rank_and_gathered(seed, **node)[0]):
         np.testing.assert_array_equal(a, b)
 
 

@@ -49,6 +49,8 @@ def test_every_model_and_size(outputs):
             assert r["exponent"] is not None and r["exponent_7k_112k"] is None
         assert [m["n"] for m in d["binned"]] == list(SIZES)
         assert all(m["binned_bytes_per_entry"] > 0 and m["binning_seconds"] > 0
+                   and m["coarse_bytes"] > 0
+                   and m["coarse_bytes_per_entry"] == pytest.approx(m["coarse_bytes"] / (3 * m["n"]))
                    for m in d["binned"])
         for m in d["binned"]:  # 3 columns, the second empty: at most 2 stored a row if sparse
             assert m["stored_entries"] == 3 * m["n"] if d["layout"] == "dense" else \

@@ -44,7 +44,8 @@ How the numbers are measured
 * Binned data (``binned``): the seconds to build an ``apsplit.Dataset`` of the
   n rows once (part of every apsplit fit's time), the bytes of the numpy arrays
   it holds, per (row, feature) and per stored entry (the nonzeros of sparse
-  input), and ``workspace_bytes``, its scratch arrays
+  input), ``coarse_bytes``, the coarse bins its exhaustive search makes on its first
+  fit (``Dataset.coarse_bins``), and ``workspace_bytes``, its scratch arrays
   for the dataset's classes, per (row, feature); ``peak_rss_growth``: Linux's
   peak resident set (VmHWM, reset through /proc/self/clear_refs) over the
   first timed fit at that size, less the resident set before it (after
@@ -232,18 +233,22 @@ def _reset_peak_rss():
 
 def _binned(X, n_classes):
     """An apsplit Dataset of X: the seconds to build it, the bytes of the numpy arrays it
-    holds and of its workspace for ``n_classes``, each also per (row, feature)."""
+    holds, of the coarse bins its exhaustive search makes on its first fit
+    (``Dataset.coarse_bins``) and of its workspace for ``n_classes``, each also per
+    (row, feature)."""
     start = time.perf_counter()
     ds = Dataset(X)
     seconds = time.perf_counter() - start
     held = sum(v.nbytes for v in vars(ds).values() if isinstance(v, np.ndarray))
+    coarse = sum(v.nbytes for v in ds.coarse_bins() if isinstance(v, np.ndarray))
     with ds.workspace(n_classes) as work:
         scratch = sum(a.nbytes for a in work)
     entries = X.shape[0] * X.shape[1]
     stored = X.nnz if sp.issparse(X) else entries
     return {"n": int(X.shape[0]), "binning_seconds": seconds, "binned_bytes": held,
             "binned_bytes_per_entry": held / entries, "stored_entries": int(stored),
-            "binned_bytes_per_stored_entry": held / stored, "workspace_bytes": scratch,
+            "binned_bytes_per_stored_entry": held / stored, "coarse_bytes": coarse,
+            "coarse_bytes_per_entry": coarse / entries, "workspace_bytes": scratch,
             "workspace_bytes_per_entry": scratch / entries}
 
 
@@ -433,7 +438,8 @@ def format_table(result):
                  f"classes; real rows up to {d['real_rows']:,}, jittered copies beyond)")
         memory = [[f"{m['n']:,}", f"{m['binning_seconds'] * 1e3:.3g}",
                    f"{m['binned_bytes_per_entry']:.2f}", f"{m['binned_bytes_per_stored_entry']:.2f}",
-                   f"{m['workspace_bytes_per_entry']:.2f}"] for m in d["binned"]]
+                   f"{m['coarse_bytes_per_entry']:.2f}", f"{m['workspace_bytes_per_entry']:.2f}"]
+                  for m in d["binned"]]
         rss = [[r["model"], *[_fmt(by_n[n]["peak_rss_growth_per_row"], ".0f") if n in by_n
                               else "-" for n in sizes]]
                for r in d["models"] if r["threads"] == 1
@@ -445,7 +451,8 @@ def format_table(result):
                    f"{d['dataset']} ({d['layout']}): apsplit's binned Dataset (built inside "
                    "every apsplit fit above)",
                    text_table(["rows", "binning ms", "binned bytes / (row, feature)",
-                               "/ stored entry", "workspace bytes / (row, feature)"], memory, 1),
+                               "/ stored entry", "coarse bins' bytes / (row, feature)",
+                               "workspace bytes / (row, feature)"], memory, 1),
                    "",
                    f"{d['dataset']} ({d['layout']}): peak RSS growth over the first timed fit, "
                    "bytes per row (1 thread)",

@@ -71,6 +71,10 @@ CoarseBins = namedtuple("CoarseBins", [
     "span",      # per global coarse bin, how many exact ranks (distinct values) it holds
     "of_rank",   # per exact bin (Dataset.bin_offsets layout), its coarse bin within its feature
     "min_mean_bins",  # the prefilter runs where the plain scans average this many bins (``pays``)
+    "by_rank",   # dense two-level features: each one's rows sorted by rank, in index order
+                 # within a rank (int32), the features one after another; else empty
+    "bin_rows",  # per global coarse bin, + 1: where its rows start in ``by_rank``; bin g's
+                 # rows are by_rank[bin_rows[g]:bin_rows[g + 1]] (none: not two-level)
 ])
 
 NodeHistogram = namedtuple("NodeHistogram", [
@@ -121,7 +125,22 @@ def no_coarse_bins():
     """An empty CoarseBins, for the kernels' searches that use none (``pays`` never)."""
     empty = np.zeros(0, np.int64)
     return CoarseBins(np.zeros((0, 0), np.uint8), np.zeros(0, np.int32), empty, np.zeros(1, np.int64),
-                      empty, np.zeros(0, np.uint8), NEVER)
+                      empty, np.zeros(0, np.uint8), NEVER, np.zeros(0, np.int32), np.zeros(1, np.int64))
+
+
+@njit(cache=True)
+def sort_by_rank(codes, counts, out):
+    """Rows 0 .. n - 1 into ``out`` sorted by their rank ``codes`` (a counting sort, so
+    stable: index order within a rank), ``counts`` the rows per rank."""
+    start = np.empty(counts.shape[0], np.int64)
+    position = 0
+    for r in range(counts.shape[0]):
+        start[r] = position
+        position += counts[r]
+    for i in range(codes.shape[0]):
+        r = codes[i]
+        out[start[r]] = i
+        start[r] += 1
 
 
 @njit(cache=True)

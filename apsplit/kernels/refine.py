@@ -154,36 +154,38 @@ def _coarse_pass(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
     additions in the same order, and are read, not summed again.  One pass over the
     node's rows gathers their coarse bins (summing them where needed) and lists the
     rows of the flagged bins, branch-free (no pass where the sums are read and no bin is
-    flagged); a second pass takes the listed rows only.  A node of ``MOST_ROWS`` of X's
-    rows whose sums are not read (``survivors.row_w``) gathers nothing: it sums every
-    row of X in index order, the others weighing 0 (x + 0 = x: the same sums), and
-    counts its own rows as it goes to list them by their positions in the node."""
+    flagged); a second pass takes the listed rows only.  A node of every row (the root)
+    and a node of ``MOST_ROWS`` of X's rows whose sums are not read (``survivors.row_w``)
+    list nothing: the flagged bins' rows are read from the rows sorted by rank
+    (``_sum_flagged_by_rank``); the latter sums every row of X in index order, the others
+    weighing 0 (x + 0 = x: the same sums), gathering nothing."""
     index_order, w, y = task.index_order, survivors.w, survivors.y
     n = index_order.shape[0]
     base, end = coarse.offsets[k], coarse.offsets[k + 1]
     coarse_codes, codes = coarse.codes[k], data.codes[k]
-    listed = np.empty(n + 1, np.int64)  # + 1: a row after the node's last may be written
+    constrained = task.min_leaf > 1
+    if survivors.summed and n == coarse_codes.shape[0]:  # every row: index_order is 0 .. n - 1
+        _sum_flagged_by_rank(coarse, base, end, flagged, codes, task.y, task.w, hist_f,
+                             counts_f, constrained)
+        return survivors.bin_weights[base:end], survivors.node_counts[base:end]
+    if survivors.row_w.shape[0] > 0:  # every row of X in index order, the others weighing 0
+        row_w, row_y = survivors.row_w, task.y
+        sums = np.zeros((end - base, hist_f.shape[1]))
+        for i in range(row_w.shape[0]):
+            sums[np.intp(coarse_codes[i]), row_y[i]] += row_w[i]  # x + 0 = x: the node's sums
+        _sum_flagged_by_rank(coarse, base, end, flagged, codes, row_y, row_w, hist_f, counts_f,
+                             constrained)
+        return sums, survivors.node_counts[base:end]
+    listed = np.empty(n, np.int64)
     n_listed = 0
     if survivors.summed:
         sums = survivors.bin_weights[base:end]
         any_flagged = False
         for b in range(end - base):
             any_flagged = any_flagged or flagged[b] != 0
-        every_row = n == coarse_codes.shape[0]  # index_order is 0 .. n - 1: not read
         for p in range(n if any_flagged else 0):
             listed[n_listed] = p
-            n_listed += flagged[coarse_codes[p if every_row else index_order[p]]]
-    elif survivors.row_w.shape[0] > 0:  # every row of X in index order, the others weighing 0
-        row_w, row_y = survivors.row_w, task.y
-        sums = np.zeros((end - base, hist_f.shape[1]))
-        p = 0  # the node position of row i (its rows, in index order, are 0, 1, ...)
-        for i in range(row_w.shape[0]):
-            b = np.intp(coarse_codes[i])
-            sums[b, row_y[i]] += row_w[i]  # x + 0 = x: the node's additions, in its order
-            inside = np.intp(row_w[i] > 0.0)  # the node's rows weigh more than 0
-            listed[n_listed] = p
-            n_listed += flagged[b] * inside
-            p += inside
+            n_listed += flagged[coarse_codes[index_order[p]]]
     else:
         gathered = np.empty(n, np.uint8)
         for p in range(n):
@@ -194,7 +196,6 @@ def _coarse_pass(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
             sums[b, y[p]] += w[p]
             listed[n_listed] = p
             n_listed += flagged[b]
-    constrained = task.min_leaf > 1
     for q in range(n_listed):
         p = listed[q]
         r = np.intp(codes[index_order[p]])
@@ -202,6 +203,26 @@ def _coarse_pass(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
         if constrained:
             counts_f[r] += 1
     return sums, survivors.node_counts[base:end]
+
+
+@njit(cache=True, inline='always')
+def _sum_flagged_by_rank(coarse, base, end, flagged, codes, y, row_w, hist_f, counts_f,
+                         constrained):
+    """The rows of each flagged coarse bin of a two-level feature (its bins base .. end - 1)
+    summed into their exact ranks, read from the feature's rows sorted by rank
+    (``coarse.by_rank``), ``row_w`` a weight per row of X, 0 at the rows outside the
+    node.  Within a rank they come in index order, as the node's rows do, and a 0 adds
+    nothing (x + 0 = x): the sums of the node's rows in index order, bit for bit."""
+    by_rank, bin_rows = coarse.by_rank, coarse.bin_rows
+    for b in range(end - base):
+        if not flagged[b]:
+            continue
+        for q in range(bin_rows[base + b], bin_rows[base + b + 1]):
+            i = by_rank[q]
+            r = np.intp(codes[i])
+            hist_f[r, y[i]] += row_w[i]
+            if constrained and row_w[i] > 0.0:
+                counts_f[r] += 1
 
 
 @njit(cache=True, inline='always')
