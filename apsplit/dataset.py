@@ -251,12 +251,14 @@ class Dataset:
         of_rank = np.empty(int(self.bin_offsets[-1]), np.int64)  # coarse bin within its feature
         offsets = np.zeros(K + 1, np.int64)
         spans = []
+        rank_counts = {}  # of the features with more values than coarse bins
         for k in range(K):
             lo, hi = self.bin_offsets[k], self.bin_offsets[k + 1]
             if hi - lo <= B:
                 local = np.arange(hi - lo)
             else:
-                local = group_ranks(self._rank_counts(k), B)
+                rank_counts[k] = self._rank_counts(k)
+                local = group_ranks(rank_counts[k], B)
             of_rank[lo:hi] = local
             spans.append(np.bincount(local))
             offsets[k + 1] = offsets[k] + spans[-1].size
@@ -276,25 +278,26 @@ class Dataset:
             codes = np.empty((K, n), np.uint8)
             for k in range(K):
                 codes[k] = of_rank[self.bin_offsets[k] + self.codes[k]]
-        by_rank, bin_rows = self._rows_by_rank(offsets, span)
+        by_rank, bin_rows = self._rows_by_rank(offsets, span, rank_counts)
         min_mean_bins = {True: 0, False: NEVER}.get(self.prefilter, PAYS_VALUES_PER_BIN * B)
         return CoarseBins(codes, csr_bins, zero_bin, offsets, span, of_rank.astype(np.uint8),
                           min_mean_bins, by_rank, bin_rows)
 
-    def _rows_by_rank(self, offsets, span):
+    def _rows_by_rank(self, offsets, span, rank_counts):
         """(by_rank, bin_rows) of ``CoarseBins``: each two-level feature's rows sorted by
-        rank, and where each coarse bin's rows start (its ranks are consecutive)."""
-        two_level = np.flatnonzero(self._two_level_mask())
-        by_rank = np.empty(two_level.size * self.n_rows, np.int32)
+        rank, and where each coarse bin's rows start (its ranks are consecutive);
+        ``rank_counts``: the rows per rank of every two-level feature (at least)."""
+        two_level = self._two_level_mask()
+        by_rank = np.empty(np.count_nonzero(two_level) * self.n_rows, np.int32)
         bin_rows = np.zeros(offsets[-1] + 1, np.int64)
         position = 0
         for k in range(self.n_features):
             lo, hi = offsets[k], offsets[k + 1]
             bin_rows[lo] = position
-            if k not in two_level:
+            if not two_level[k]:
                 bin_rows[lo + 1:hi + 1] = position
                 continue
-            counts = self._rank_counts(k)
+            counts = rank_counts[k]
             sort_by_rank(self.codes[k], counts, by_rank[position:position + self.n_rows])
             first_rank = np.concatenate(([0], np.cumsum(span[lo:hi])))
             bin_rows[lo + 1:hi + 1] = position + np.cumsum(counts)[first_rank[1:] - 1]
