@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from apsplit.experiments import claim
+from apsplit.experiments import claim, paper
 from apsplit.experiments.loaders import load_satimage
 from benchmarks import claim as claim_command
 
@@ -60,16 +60,35 @@ def test_command_writes_table_json_and_plot(tmp_path, capsys):
     out = tmp_path / "c.json"
     status = claim_command.main(["--datasets", "satimage:200", "--clients", "adaboost,lazy0.5",
                                  "--rounds", "2", "--depth", "1", "--repeats", "1",
-                                 "--no-progress", "--json", str(out),
+                                 "--min-seconds", "0", "--no-progress", "--json", str(out),
                                  "--plot", str(tmp_path / "c.png")])
     assert status == 0
     printed = capsys.readouterr().out
     assert "satimage (200 rows)" in printed and "lazy0.5" in printed
     saved = json.loads(out.read_text())
     assert [c["client"] for c in saved["cells"]] == ["adaboost", "lazy0.5"]
+    assert all(len(c["cpu_seconds_repeats"]["quick"]) == 1 for c in saved["cells"])
     assert (tmp_path / "c.png").stat().st_size > 0
 
 
 def test_the_claim_needs_both_adaptive_and_quick():
     with pytest.raises(ValueError, match="both must be in methods"):
         claim.run([], methods=("adaptive", "exhaustive"))
+
+
+def test_a_short_cell_is_timed_until_its_fits_add_up_to_min_seconds(monkeypatch):
+    X, y, classes = load_satimage()
+    data = {"X": X[:200], "y": classes[y[:200]]}
+    monkeypatch.setattr(paper, "MAX_TURNS", 3)
+    spec = [("satimage", data, 1, 2)]
+    for min_seconds, fits in ((0.0, 2), (1e9, 3)):  # none more; as many as MAX_TURNS allows
+        result = claim.run(spec, clients=("adaboost",), repeats=2, min_seconds=min_seconds)
+        (cell,) = result["cells"]
+        assert result["min_seconds"] == min_seconds
+        for method, times in cell["cpu_seconds_repeats"].items():
+            assert len(times) == fits
+            assert cell["cpu_seconds"][method] == min(times)
+        header, row = claim.format_table(result).splitlines()[1:3]
+        assert header.split()[4] == "fits" and row.split()[6] == str(fits)  # after "(200 rows)"
+    with pytest.raises(ValueError, match="min_seconds must be >= 0"):
+        claim.run(spec, clients=("adaboost",), min_seconds=-1.0)

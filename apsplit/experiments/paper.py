@@ -15,7 +15,8 @@ How the numbers are measured
   (bit for bit) and so must the trees' splits.  ``run`` reports the outcome
   in ``result["agree"]``; the command line exits with status 1 if it fails.
 * CPU seconds: ``time.process_time()`` around ``fit`` of a run that computes
-  no lower bound (the minimum over ``repeats`` fits; within each repeat the
+  no lower bound (the minimum over ``repeats`` fits, and more while a method's fits
+  of a client add up to less than ``min_seconds``; within each repeat the
   methods take turns, so a change in the machine's load falls on all of them).  Binning (building the
   ``apsplit.Dataset``) is done once, before, and reported on its own
   (``binning_cpu_seconds``): boosting reuses it, and it is the same for every
@@ -68,6 +69,7 @@ LOWER_BOUNDS = ("weight_order", "exact")
 CHECKPOINTS = (100, 300, 500)  # rounds at which the paper reports errors
 DEFAULT_EXACT_ROUNDS = (1, 100, 300)
 WARM_UP_ROUNDS = 2  # untimed rounds per client and method before the timed fits
+MAX_TURNS = 20  # the most timed fits per finder and client, whatever ``min_seconds`` asks
 CLIENT_FORMS = "adaboost, lazyF (LazyBoost, feature fraction 0 < F <= 1), trimM (weight trimming, mass 0 < M <= 1)"
 METHOD_COLORS = {"exhaustive": "#7f7f7f", "quick": "#5b8fd6", "adaptive": "#e07b39",
                  "adaptive_paper": "#9c5fb5"}
@@ -194,6 +196,11 @@ class _Bar:
         if self.bar is not None:
             self.bar.set_description(text)
 
+    def extend(self, n):
+        if self.bar is not None:
+            self.bar.total += n
+            self.bar.refresh()
+
     def tick(self, n=1):
         if self.bar is not None:
             self.bar.update(n)
@@ -221,8 +228,8 @@ def _improvement(quick, adaptive):
 
 def run(X, y, *, dataset="data", X_test=None, y_test=None, clients=("adaboost",), methods=METHODS,
         depth=3, rounds=100, lower_bounds=("weight_order",), exact_rounds=None,
-        exact_time_limit=10.0, criterion="error", seed=0, repeats=1, progress=False,
-        finders=None):
+        exact_time_limit=10.0, criterion="error", seed=0, repeats=1, min_seconds=0.0,
+        progress=False, finders=None):
     """Run the benchmark; returns a JSON-ready dict (see the module docstring and README).
 
     X: array or scipy.sparse; y: labels.  ``clients`` are specs ("adaboost",
@@ -230,7 +237,9 @@ def run(X, y, *, dataset="data", X_test=None, y_test=None, clients=("adaboost",)
     of ``finders``, a {name: finder object} dict whose finders are used
     under those names in place of the registry's (nothing is registered);
     ``lower_bounds`` must include "weight_order" and may add "exact", computed
-    at ``exact_rounds`` (default: those of 1, 100, 300 that run).
+    at ``exact_rounds`` (default: those of 1, 100, 300 that run).  The finders take turns
+    ``repeats`` times, and more (at most ``MAX_TURNS``) while a finder's fits of a client
+    add up to less than ``min_seconds`` of CPU time: a short fit is timed more often.
     """
     finders = dict(finders or {})
     clients, methods, bounds, exact_rounds = _check_options(clients, methods, lower_bounds,
@@ -239,6 +248,8 @@ def run(X, y, *, dataset="data", X_test=None, y_test=None, clients=("adaboost",)
     rounds = int(rounds)
     if depth < 1 or rounds < 1 or int(repeats) < 1:
         raise ValueError(f"depth, rounds and repeats must be >= 1, got {depth}, {rounds}, {repeats}")
+    if not min_seconds >= 0:
+        raise ValueError(f"min_seconds must be >= 0, got {min_seconds}")
     if exact_rounds is None:
         exact_rounds = [r for r in DEFAULT_EXACT_ROUNDS if r <= rounds]
     exact_rounds = set(exact_rounds) if "exact" in bounds else set()
@@ -286,7 +297,12 @@ def run(X, y, *, dataset="data", X_test=None, y_test=None, clients=("adaboost",)
         mismatches = []
         client_runs = []
         cpu_times, last = {method: [] for method in methods}, {}  # last: (model, wall s)
-        for _ in range(int(repeats)):  # the finders take turns, so each repeat sees the same load
+        turns = 0  # the finders take turns, so each turn sees the same load
+        while turns < int(repeats) or (turns < MAX_TURNS and min(
+                sum(cpu_times[method]) for method in methods) < min_seconds):
+            turns += 1
+            if turns > int(repeats):
+                bar.extend(rounds * len(methods))
             for method in methods:
                 bar.start(f"{spec} {method}")
                 model, cpu, wall = fit(spec, method)
