@@ -12,6 +12,7 @@ import apsplit
 import oracle
 from apsplit import finders
 from strategies import nodes, scaled
+from test_tree import assert_same_tree
 
 METHODS = ("exhaustive", "quick", "adaptive", "adaptive_paper")
 COARSE_BINS = (2, 3, 5)  # besides the default 256: features with many values per coarse bin
@@ -457,3 +458,48 @@ def test_raw_array_instead_of_dataset_is_rejected():
     for call in (apsplit.find_split, apsplit.grow_tree):
         with pytest.raises(TypeError, match="expected an apsplit.Dataset.*apsplit.Dataset\\(X\\)"):
             call(X, [0, 1, 0, 1])
+
+
+# ------------------------------------------------------- the plain search on threads
+def _threads_data(kind, rng):
+    """8000 rows x 10 columns (two lanes' work): ties (rounded and duplicate columns), zero
+    and extreme weights; ``kind``: "dense" (5 coarse bins: the continuous columns are
+    two-level), "sparse" or "categorical" (columns 0-2)."""
+    n = 8000
+    X = rng.normal(size=(n, 10))
+    X[:, :5] = np.round(X[:, :5], 1)  # many rows per value
+    X[:, 5] = X[:, 4]  # a duplicate column: ties go to the first
+    y = (X[:, 0] + X[:, 3] + rng.normal(size=n) > 0).astype(np.int64) + (X[:, 7] > 1)
+    w = rng.lognormal(sigma=2.0, size=n)
+    w[rng.random(n) < 0.05] = 0.0
+    w[:20] *= 1e8
+    if kind == "sparse":
+        X = sp.csr_matrix(np.where(np.abs(X) < 0.7, 0.0, X))
+    if kind == "categorical":
+        X[:, :3] = rng.integers(0, 12, size=(n, 3))
+        return apsplit.Dataset(X, categorical_features=[0, 1, 2], prefilter=False), y, w
+    return apsplit.Dataset(X, coarse_bins=5, prefilter=False), y, w
+
+
+@pytest.mark.parametrize("kind, criterion, min_leaf", [  # categorical: no minimum leaf size
+    ("dense", "error", 1), ("dense", "entropy", 7), ("dense", "gini", 1), ("sparse", "gini", 7),
+    ("sparse", "error", 1), ("categorical", "entropy", 1), ("categorical", "gini", 1)])
+def test_the_plain_search_on_two_threads_is_the_one_thread_search(kind, criterion, min_leaf):
+    """Where the coarse bins do not pay, the exhaustive search deals the features to its
+    threads (``search.exhaustive``): the same split, bit for bit, with the same
+    accounting, at the root and at every node of a tree."""
+    from apsplit.kernels.lanes import lane_count
+    ds, y, w = _threads_data(kind, np.random.default_rng(7))
+    assert lane_count(2, ds.n_features, ds.n_features * np.count_nonzero(w)) == 2
+    # the continuous columns 6-9 are two-level: each lane sums their coarse bins apart
+    assert kind != "dense" or ds.kernel_data().two_level.sum() == 4
+    one, two = apsplit.Exhaustive(n_threads=1), apsplit.Exhaustive(n_threads=2)
+    options = dict(criterion=criterion, min_samples_leaf=min_leaf)
+    split = apsplit.find_split(ds, y, w, method=one, **options)
+    threaded = apsplit.find_split(ds, y, w, method=two, **options)
+    assert split.found
+    assert_same_split(threaded, split)
+    assert (threaded.scans, threaded.assessments) == (split.scans, split.assessments)
+    assert split.scans == ds.n_features
+    tree = apsplit.grow_tree(ds, y, w, max_depth=3, method=one, **options)
+    assert_same_tree(apsplit.grow_tree(ds, y, w, max_depth=3, method=two, **options), tree)

@@ -35,12 +35,13 @@ satimage).
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from . import coarse as cs
 from . import heap as hp
 from .categorical import evaluate_categorical
 from .criteria import NO_UB, impurity
+from .lanes import PRANGE_ONLY, lane_count
 from .refine import boundary_ranks, new_refined, refine_survivors, survivors_of
 from .sort import bisect_left
 from .state import Found, Node, Scratch, State, Task
@@ -133,11 +134,7 @@ def setup(method, data, work, task):
                 work.in_node[order[p]] = 1
     state.cursor[:] = buckets[:, 0]
     cat_left = np.zeros(bin_offsets[-1] if any_categorical else 0, np.uint8)
-    scratch = Scratch(np.empty(C), np.empty(C), np.empty(C), np.empty(C), np.empty(3, np.int64),
-                      np.empty(C), np.empty(C),
-                      np.empty(max(n, 1), np.int64), np.zeros(most_categories, np.uint8),
-                      np.empty(most_categories), np.empty(most_categories, np.int64),
-                      np.arange(F), hp.new_heap(F), hp.new_heap(F))
+    scratch = new_scratch(C, n, most_categories, F)
     weight = 0.0
     for c in range(C):
         weight += totals[c]
@@ -145,6 +142,17 @@ def setup(method, data, work, task):
                 impurity(task.crit, totals), weight, buckets, cat_left,
                 np.zeros((cs.MAX_COARSE if data.two_level.any() else 0, C)))
     return node, state, scratch
+
+
+@njit(cache=True)
+def new_scratch(C, n, most_categories, F):
+    """A ``Scratch`` for a node of n examples, C classes and F candidates, the most
+    categorical of which has ``most_categories`` categories."""
+    return Scratch(np.empty(C), np.empty(C), np.empty(C), np.empty(C), np.empty(3, np.int64),
+                   np.empty(C), np.empty(C), np.empty(max(n, 1), np.int64),
+                   np.zeros(most_categories, np.uint8), np.empty(most_categories),
+                   np.empty(most_categories, np.int64), np.arange(F), hp.new_heap(F),
+                   hp.new_heap(F))
 
 
 @njit(cache=True, inline='always')
@@ -396,14 +404,60 @@ def choose(state, candidates, n_cand, tie):
     return best, ranks[best, 0], ranks[best, 1], lb[best], total
 
 
-@njit(cache=True, _nrt=False)
-def exhaustive(node, state, scratch):
-    """Assess every feature on every example (sparse: already done by ``setup``)."""
+@njit(cache=True)
+def exhaustive(node, state, scratch, n_threads):
+    """Assess every feature on every example (sparse: already done by ``setup``), on
+    up to ``n_threads`` threads (``_exhaustive_lanes``): the same split for any count."""
     n = node.task.order.shape[0]
     F = node.task.feats.shape[0]
-    for f in range(F):
-        advance(node, state, scratch, f, n)
+    lanes = lane_count(n_threads, F, F * n)
+    if lanes == 1:
+        for f in range(F):
+            advance(node, state, scratch, f, n)
+    else:
+        _exhaustive_lanes(node.data, node.work, node.task, state, node.totals, node.cat_left,
+                          scratch.cat_side.shape[0], lanes)
     return choose(state, scratch.candidates, F, TOL * node.weight)
+
+
+@njit(cache=True, parallel=PRANGE_ONLY)
+def _exhaustive_lanes(data, work, task, state, totals, cat_left, most_categories, lanes):
+    """``_exhaustive_lane`` on ``lanes`` threads, their scans added to the node's.  (The
+    node's records come apart: numba refuses a record of records in a parallel loop.)"""
+    scans = np.zeros(lanes, np.int64)
+    # prange's index is unsigned: cast, or the callee compiles twice
+    for lane in prange(lanes):
+        _exhaustive_lane(data, work, task, state, totals, cat_left, most_categories,
+                         np.int64(lane), lanes, scans)
+    for lane in range(lanes):
+        state.scans[0] += scans[lane]
+
+
+@njit(cache=True)
+def _exhaustive_lane(data, work, task, state, totals, cat_left, most_categories, lane, lanes,
+                     scans):
+    """``advance`` of the features f = lane (mod lanes) to every example.  Each feature
+    works on its own statistics (its bins of the workspace, its row of ``state``); the
+    lane's scratch, coarse sums and scan count (``scans[lane]``) are its own, made here:
+    so each feature's score is the one-thread search's, bit for bit, and ``choose``
+    reads them all after the lanes.  (The exhaustive search reads no weight order: its
+    ``Node`` has none.)"""
+    n = task.order.shape[0]
+    F = task.feats.shape[0]
+    C = totals.shape[0]
+    weight = 0.0
+    for c in range(C):
+        weight += totals[c]
+    node = Node(data, work, task, np.empty(0), np.empty(0, np.int64), np.zeros(0),
+                np.zeros((0, C)), totals, impurity(task.crit, totals), weight,
+                np.zeros((0, 2), np.int64), cat_left,
+                np.zeros((cs.MAX_COARSE if data.two_level.any() else 0, C)))
+    mine = State(state.seen, state.n_present, state.lb, state.ub, state.ranks,
+                 state.stored_seen, state.lb_rank, state.lb_left, state.final,
+                 scans[lane:lane + 1], state.cursor, state.listed)
+    scratch = new_scratch(C, n, most_categories, F)
+    for f in range(lane, F, lanes):
+        advance(node, mine, scratch, f, n)
 
 
 @njit(cache=True)
@@ -649,7 +703,7 @@ def search(node, state, scratch, method, params):
     """(position in feats or -1, left rank, right rank, score, assessments) of one node,
     by ``method`` with its ``params`` (a ``state.Params``)."""
     if method == EXHAUSTIVE:
-        return exhaustive(node, state, scratch)
+        return exhaustive(node, state, scratch, params.n_threads)
     if method == QUICK:
         return quick(node, state, scratch, params.initial_fraction, params.n_batches)
     if method == ADAPTIVE:
