@@ -134,8 +134,9 @@ class Exhaustive(_KernelFinder):
     """Classic search: every feature assessed on every example of the node.
 
     n_threads  threads of the coarse histograms and of the survivors' exact scans
-               (dense numeric features; default 1, -1: every core); the same split,
-               bit for bit, for any count (``kernels/refine.py``)
+               (dense numeric features), or, where the coarse bins do not pay, of the
+               plain search's features (default 1, -1: every core); the same split,
+               bit for bit, for any count (``kernels/refine.py``, ``search.exhaustive``)
 
     It reads the node's rows in index order (``reads_weight_order`` False).
     """

@@ -462,19 +462,21 @@ def test_raw_array_instead_of_dataset_is_rejected():
 
 # ------------------------------------------------------- the plain search on threads
 def _threads_data(kind, rng):
-    """8000 rows x 10 columns (two lanes' work): ties (rounded and duplicate columns), zero
-    and extreme weights; ``kind``: "dense" (5 coarse bins: the continuous columns are
-    two-level), "sparse" or "categorical" (columns 0-2)."""
-    n = 8000
+    """Two lanes' work (8000 rows x 10 columns; sparse: 20000 rows, whose values are
+    the work): ties (rounded and duplicate columns; the sparse zero), zero and extreme
+    weights; ``kind``: "dense" (5 coarse bins: the continuous columns are two-level),
+    "sparse" or "categorical" (columns 0-2)."""
+    n = 20000 if kind == "sparse" else 8000
     X = rng.normal(size=(n, 10))
-    X[:, :5] = np.round(X[:, :5], 1)  # many rows per value
+    if kind != "sparse":
+        X[:, :5] = np.round(X[:, :5], 1)  # many rows per value
     X[:, 5] = X[:, 4]  # a duplicate column: ties go to the first
     y = (X[:, 0] + X[:, 3] + rng.normal(size=n) > 0).astype(np.int64) + (X[:, 7] > 1)
     w = rng.lognormal(sigma=2.0, size=n)
     w[rng.random(n) < 0.05] = 0.0
     w[:20] *= 1e8
     if kind == "sparse":
-        X = sp.csr_matrix(np.where(np.abs(X) < 0.7, 0.0, X))
+        X = sp.csr_matrix(np.where(np.abs(X) < 0.3, 0.0, X))
     if kind == "categorical":
         X[:, :3] = rng.integers(0, 12, size=(n, 3))
         return apsplit.Dataset(X, categorical_features=[0, 1, 2], prefilter=False), y, w
@@ -490,7 +492,8 @@ def test_the_plain_search_on_two_threads_is_the_one_thread_search(kind, criterio
     accounting, at the root and at every node of a tree."""
     from apsplit.kernels.lanes import lane_count
     ds, y, w = _threads_data(kind, np.random.default_rng(7))
-    assert lane_count(2, ds.n_features, ds.n_features * np.count_nonzero(w)) == 2
+    work = ds.kernel_data().bin_offsets[-1] if ds.is_sparse else ds.n_features * np.count_nonzero(w)
+    assert lane_count(2, ds.n_features, work) == 2
     # the continuous columns 6-9 are two-level: each lane sums their coarse bins apart
     assert kind != "dense" or ds.kernel_data().two_level.sum() == 4
     one, two = apsplit.Exhaustive(n_threads=1), apsplit.Exhaustive(n_threads=2)

@@ -406,11 +406,13 @@ def choose(state, candidates, n_cand, tie):
 
 @njit(cache=True)
 def exhaustive(node, state, scratch, n_threads):
-    """Assess every feature on every example (sparse: already done by ``setup``), on
-    up to ``n_threads`` threads (``_exhaustive_lanes``): the same split for any count."""
+    """Assess every feature on every example (sparse: already done by ``setup``, which
+    leaves the scans of their values), on up to ``n_threads`` threads
+    (``_exhaustive_lanes``): the same split for any count."""
     n = node.task.order.shape[0]
     F = node.task.feats.shape[0]
-    lanes = lane_count(n_threads, F, F * n)
+    work = node.data.bin_offsets[-1] if node.data.is_sparse else F * n
+    lanes = lane_count(n_threads, F, work)
     if lanes == 1:
         for f in range(F):
             advance(node, state, scratch, f, n)
