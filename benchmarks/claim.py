@@ -17,7 +17,7 @@ from pathlib import Path
 
 from apsplit.experiments import claim, paper
 from apsplit.experiments.loaders import FORMATS
-from apsplit.experiments.report import count, require_plotting
+from apsplit.experiments.report import count, require_plotting, seconds
 
 DEFAULT_DATASETS = ("satimage", "a8a:11220")
 MIN_SECONDS = 4.0  # a fit under 2 s is timed more than twice
@@ -45,7 +45,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=count(1), default=2,
                         help="fits per finder, taking turns; the least CPU time is reported "
                              "(default 2)")
-    parser.add_argument("--min-seconds", type=float, default=MIN_SECONDS,
+    parser.add_argument("--min-seconds", type=seconds, default=MIN_SECONDS,
                         help="more turns while a finder's fits of a cell add up to less CPU time "
                              f"than this, at most {paper.MAX_TURNS} (default {MIN_SECONDS:g})")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -1,6 +1,7 @@
 """The all-clients CPU table (apsplit.experiments.claim, benchmarks.claim)."""
 
 import json
+import math
 
 import pytest
 
@@ -90,5 +91,13 @@ def test_a_short_cell_is_timed_until_its_fits_add_up_to_min_seconds(monkeypatch)
             assert cell["cpu_seconds"][method] == min(times)
         header, row = claim.format_table(result).splitlines()[1:3]
         assert header.split()[4] == "fits" and row.split()[6] == str(fits)  # after "(200 rows)"
-    with pytest.raises(ValueError, match="min_seconds must be >= 0"):
-        claim.run(spec, clients=("adaboost",), min_seconds=-1.0)
+    for bad in (-1.0, math.nan, math.inf):
+        with pytest.raises(ValueError, match="min_seconds must be a number of seconds >= 0"):
+            claim.run(spec, clients=("adaboost",), min_seconds=bad)
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf", "soon"])
+def test_bad_min_seconds_are_refused_by_the_command(value, capsys):
+    with pytest.raises(SystemExit):
+        claim_command.main(["--min-seconds", value])
+    assert "must be a number of seconds >= 0" in capsys.readouterr().err

@@ -42,6 +42,7 @@ Used by ``python -m benchmarks.paper`` and ``apsplit compare``.
 """
 
 import argparse
+import math
 import platform
 import re
 import sys
@@ -248,8 +249,8 @@ def run(X, y, *, dataset="data", X_test=None, y_test=None, clients=("adaboost",)
     rounds = int(rounds)
     if depth < 1 or rounds < 1 or int(repeats) < 1:
         raise ValueError(f"depth, rounds and repeats must be >= 1, got {depth}, {rounds}, {repeats}")
-    if not min_seconds >= 0:
-        raise ValueError(f"min_seconds must be >= 0, got {min_seconds}")
+    if not 0.0 <= min_seconds < math.inf:
+        raise ValueError(f"min_seconds must be a number of seconds >= 0, got {min_seconds}")
     if exact_rounds is None:
         exact_rounds = [r for r in DEFAULT_EXACT_ROUNDS if r <= rounds]
     exact_rounds = set(exact_rounds) if "exact" in bounds else set()

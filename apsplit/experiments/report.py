@@ -4,6 +4,7 @@ and argparse helpers."""
 import argparse
 import importlib
 import json
+import math
 import statistics
 import sys
 import time
@@ -105,6 +106,17 @@ def count(minimum):
             raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text}")
         return value
     return parse
+
+
+def seconds(text):
+    """argparse type: a finite number of seconds >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds >= 0, got {text}")
+    return value
 
 
 def add_output_arguments(parser, json_default, plot_default, plot_what):

@@ -139,8 +139,7 @@ def setup(method, data, work, task):
     for c in range(C):
         weight += totals[c]
     node = Node(data, work, task, w_ord, y_ord, cumw, cumcls, totals,
-                impurity(task.crit, totals), weight, buckets, cat_left,
-                np.zeros((cs.MAX_COARSE if data.two_level.any() else 0, C)))
+                impurity(task.crit, totals), weight, buckets, cat_left, new_coarse_sums(data, C))
     return node, state, scratch
 
 
@@ -153,6 +152,12 @@ def new_scratch(C, n, most_categories, F):
                    np.zeros(most_categories, np.uint8), np.empty(most_categories),
                    np.empty(most_categories, np.int64), np.arange(F), hp.new_heap(F),
                    hp.new_heap(F))
+
+
+@njit(cache=True)
+def new_coarse_sums(data, C):
+    """A ``Node``'s zeroed coarse sums of a two-level feature (none without one)."""
+    return np.zeros((cs.MAX_COARSE if data.two_level.any() else 0, C))
 
 
 @njit(cache=True, inline='always')
@@ -452,8 +457,7 @@ def _exhaustive_lane(data, work, task, state, totals, cat_left, most_categories,
         weight += totals[c]
     node = Node(data, work, task, np.empty(0), np.empty(0, np.int64), np.zeros(0),
                 np.zeros((0, C)), totals, impurity(task.crit, totals), weight,
-                np.zeros((0, 2), np.int64), cat_left,
-                np.zeros((cs.MAX_COARSE if data.two_level.any() else 0, C)))
+                np.zeros((0, 2), np.int64), cat_left, new_coarse_sums(data, C))
     mine = State(state.seen, state.n_present, state.lb, state.ub, state.ranks,
                  state.stored_seen, state.lb_rank, state.lb_left, state.final,
                  scans[lane:lane + 1], state.cursor, state.listed)
