@@ -492,7 +492,7 @@ def test_the_plain_search_on_two_threads_is_the_one_thread_search(kind, criterio
     accounting, at the root and at every node of a tree."""
     from apsplit.kernels.lanes import lane_count
     ds, y, w = _threads_data(kind, np.random.default_rng(7))
-    work = ds.kernel_data().bin_offsets[-1] if ds.is_sparse else ds.n_features * np.count_nonzero(w)
+    work = ds.n_bins.sum() if ds.is_sparse else ds.n_features * np.count_nonzero(w)
     assert lane_count(2, ds.n_features, work) == 2
     # the continuous columns 6-9 are two-level: each lane sums their coarse bins apart
     assert kind != "dense" or ds.kernel_data().two_level.sum() == 4

@@ -416,7 +416,12 @@ def exhaustive(node, state, scratch, n_threads):
     (``_exhaustive_lanes``): the same split for any count."""
     n = node.task.order.shape[0]
     F = node.task.feats.shape[0]
-    work = node.data.bin_offsets[-1] if node.data.is_sparse else F * n
+    work = F * n
+    if node.data.is_sparse:  # the scans of its candidates' values
+        work = 0
+        for f in range(F):
+            k = node.task.feats[f]
+            work += node.data.bin_offsets[k + 1] - node.data.bin_offsets[k]
     lanes = lane_count(n_threads, F, work)
     if lanes == 1:
         for f in range(F):
