@@ -15,6 +15,7 @@ above); a split of it sends a subset of its categories left
 import numpy as np
 import scipy.sparse as sp
 
+from .kernels.binning import bin_columns
 from .kernels.build import threshold_of
 from .kernels.coarse import (MAX_COARSE, NEVER, PAYS_VALUES_PER_BIN, TWO_LEVEL_VALUES_PER_BIN,
                              CoarseBins, group_ranks, no_coarse_bins, sort_by_rank)
@@ -153,17 +154,12 @@ class Dataset:
         if n == 0 or K == 0:
             raise ValueError(f"X is empty (shape {X.shape})")
         _check_finite(X)
-        values, ranks = [None] * K, [None] * K
-
-        def bin_feature(k):
-            values[k], ranks[k] = np.unique(X[:, k], return_inverse=True)
-
-        each_feature(bin_feature, K, n * K, n_threads)
+        if n >= 2 ** 32:
+            raise ValueError(f"X has {n} rows; apsplit bins at most 2**32 - 1")
+        ranks, sorted_values, n_values = bin_columns(np.ascontiguousarray(X.T), n_threads)
+        values = [sorted_values[k, :n_values[k]] for k in range(K)]
         offsets = _offsets(values)
-        dtype = _code_dtype(int(np.diff(offsets).max()))
-        self.codes = np.empty((K, n), dtype=dtype)
-        for k in range(K):
-            self.codes[k] = ranks[k]
+        self.codes = ranks.astype(_code_dtype(int(n_values.max())), copy=False)
         self._finish(n, K, values, offsets, sparse=False)
         self.zero_rank = np.full(K, -1, np.int64)
 

@@ -230,7 +230,7 @@ def _survivors(data, bins, task, hist):
     bounds = np.empty(bins.offsets[-1])
     prefilter = coarse.survivors(bins, task.feats, data.categorical, hist, totals,
                                  np.int64(rows.size), task.crit, task.min_leaf,
-                                 TOL * totals.sum(), bounds)
+                                 TOL * totals.sum(), bounds, np.int64(1))
     return survivors_of(task, task.feats, prefilter, bounds, hist, totals)
 
 
@@ -299,7 +299,7 @@ def _root_survivors(X, y, w, coarse_bins):
     bounds = np.empty(bins.offsets[-1])
     prefilter = coarse.survivors(bins, task.feats, data.categorical, hist, totals,
                                  np.int64(len(y)), task.crit, task.min_leaf,
-                                 TOL * totals.sum(), bounds)
+                                 TOL * totals.sum(), bounds, np.int64(1))
     return ds, task, bins, survivors_of(task, task.feats, prefilter, bounds, hist, totals)
 
 

@@ -26,7 +26,9 @@ def test_every_parallel_kernel_parallelises_only_its_prange():
     compile); the built-in Newton grower's scan batches (its bound globals) are checked too."""
     parallel = {name: d.targetoptions["parallel"] for name, d in _dispatchers()
                 if d.targetoptions.get("parallel")}
-    assert {"coarse.build_dense", "refine.refine_survivors", "search._exhaustive_lanes",
+    assert {"binning.bin_columns", "coarse.build_dense", "coarse.survivors",
+            "refine.refine_survivors",
+            "search._exhaustive_lanes",
             "newton_hist.accumulate", "newton_moves.move_rows"} <= set(parallel)
     grower = newton_grow.grow_newton.py_func.__globals__
     for name in ("scan_batch", "scan_bins_batch"):

@@ -175,7 +175,7 @@ def _time_survivors(record, task, data, work, coarse, hist, repeats):
     bounds = np.empty(coarse.offsets[-1])
     prefilter, seconds = timed(lambda: cs.survivors(
         coarse, task.feats, data.categorical, hist, totals, n, task.crit, task.min_leaf, tie,
-        bounds), repeats, min)
+        bounds, np.int64(1)), repeats, min)
     ms["bounds"] = 1000.0 * seconds
     survivors = survivors_of(task, task.feats, prefilter, bounds, hist, totals)
     none_flagged = survivors._replace(bounds=np.full_like(bounds, math.inf))

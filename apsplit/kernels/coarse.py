@@ -163,7 +163,8 @@ def _clear(coarse, feats, hist):
 
 @njit(cache=True)
 def _build_features(coarse, feats, first, last, index_order, w_node, y_node, hist):
-    """Sum the coarse bins of the candidates ``feats[first:last]`` (each its own bins)."""
+    """Sum the coarse bins of the candidates ``feats[first:last]`` (each its own bins),
+    cleared first."""
     n = index_order.shape[0]
     every_row = n == coarse.codes.shape[1]  # index_order is 0 .. n - 1
     gathered = np.empty(0 if every_row else n, np.uint8)
@@ -178,6 +179,8 @@ def _build_features(coarse, feats, first, last, index_order, w_node, y_node, his
         lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
         weights = hist.weights[lo:hi]
         counts = hist.counts[lo:hi]
+        weights[:] = 0.0
+        counts[:] = 0
         for p in range(n):
             b = np.intp(gathered[p])
             weights[b, y_node[p]] += w_node[p]
@@ -189,16 +192,19 @@ def build_dense(coarse, feats, index_order, w, y, hist, n_threads):
     """The node's coarse histogram of every candidate feature: per feature, its codes
     gathered for the node's rows (index order), then summed into its bins; the features
     in ``n_threads`` contiguous shares, one per thread.  A feature's bins are summed by
-    one thread in row order, so the histogram is the same for any thread count."""
+    one thread in row order, so the histogram is the same for any thread count.  A node
+    of every row reads the weights and classes in place (index_order is 0 .. n - 1)."""
     n = index_order.shape[0]
-    w_node = np.empty(n)
-    y_node = np.empty(n, np.intp)
+    w_node, y_node = w, y
+    if n != coarse.codes.shape[1]:
+        w_node = np.empty(n)
+        y_node = np.empty(n, y.dtype)
+        for p in range(n):
+            w_node[p] = w[index_order[p]]
+            y_node[p] = y[index_order[p]]
     total = 0.0
     for p in range(n):
-        w_node[p] = w[index_order[p]]
-        y_node[p] = y[index_order[p]]
         total += w_node[p]
-    _clear(coarse, feats, hist)
     F = feats.shape[0]
     lanes = lane_count(n_threads, F, n * F)
     if lanes == 1:
@@ -372,11 +378,43 @@ Prefilter = namedtuple("Prefilter", [
 ])
 
 
+BIN_BOUND_VISITS = 32  # a coarse bin's boundary score and inner bound cost about 32 scan visits
+
+
 @njit(cache=True)
-def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, bounds):
+def _boundaries_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, boundary,
+                     lane, lanes):
+    """``boundary[j]``, the least coarse boundary score of numeric ``feats[j]``, for the
+    features j = lane (mod lanes)."""
+    C = totals.shape[0]
+    left, right = np.empty(C), np.empty(C)
+    for j in range(lane, feats.shape[0], lanes):
+        if not categorical[feats[j]]:
+            boundary[j] = _best_boundary(coarse, feats[j], hist, totals, n, crit, min_leaf,
+                                         left, right)
+
+
+@njit(cache=True)
+def _bounds_lane(coarse, feats, categorical, hist, totals, crit, limit, bounds, least, lane,
+                 lanes):
+    """``_bin_bounds`` of the numeric ``feats[j]``, j = lane (mod lanes), their least
+    bound into ``least[j]``."""
+    C = totals.shape[0]
+    left, right, prefix, high = np.empty(C), np.empty(C), np.empty(C), np.empty(C)
+    for j in range(lane, feats.shape[0], lanes):
+        if not categorical[feats[j]]:
+            least[j] = _bin_bounds(coarse, feats[j], hist, totals, crit, limit, prefix, high,
+                                   left, right, bounds)
+
+
+@njit(cache=True, parallel=PRANGE_ONLY)
+def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, bounds,
+              n_threads):
     """The ``Prefilter`` of the node: the features that may hold the exhaustive search's
     split (module docstring), categorical ones always.  ``bounds`` (per
     global coarse bin) gets a lower bound on each bin's inner splits (``_bin_bounds``).
+    The features' boundaries, then their bins' bounds, are dealt to ``n_threads``
+    threads; each feature's are computed alone, so the result is the same for any count.
 
     Why a found split tightens the limit: if s is the canonical score of any split,
     the canonical optimum s* <= s, and a split whose bound exceeds s + margin has a
@@ -384,31 +422,39 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
     is neither the optimum nor within the tie window: min(limit, s + margin) is a
     limit as well (``refine``)."""
     F = feats.shape[0]
-    C = totals.shape[0]
-    left, right, prefix, high = np.empty(C), np.empty(C), np.empty(C), np.empty(C)
-    boundary = np.full(F, math.inf)
-    g = math.inf
     node_weight = 0.0
-    for c in range(C):
+    for c in range(totals.shape[0]):
         node_weight += totals[c]
+    boundary = np.full(F, math.inf)
+    least = np.full(F, math.inf)
+    n_bins = 0
     for j in range(F):
-        if not categorical[feats[j]]:
-            boundary[j] = _best_boundary(coarse, feats[j], hist, totals, n, crit, min_leaf,
-                                         left, right)
-            g = min(g, boundary[j])
-    tolerance = margin(C, hist.error[0], n, node_weight, tie)
+        n_bins += coarse.offsets[feats[j] + 1] - coarse.offsets[feats[j]]
+    lanes = lane_count(n_threads, F, n_bins * BIN_BOUND_VISITS)
+    if lanes == 1:
+        _boundaries_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf,
+                         boundary, np.int64(0), np.int64(1))
+    else:
+        # prange's index is unsigned: cast, or the callee compiles twice
+        for lane in prange(lanes):
+            _boundaries_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf,
+                             boundary, np.int64(lane), lanes)
+    g = math.inf
+    for j in range(F):
+        g = min(g, boundary[j])
+    tolerance = margin(totals.shape[0], hist.error[0], n, node_weight, tie)
     limit = g + tolerance
+    if lanes == 1:
+        _bounds_lane(coarse, feats, categorical, hist, totals, crit, limit, bounds, least,
+                     np.int64(0), np.int64(1))
+    else:
+        for lane in prange(lanes):
+            _bounds_lane(coarse, feats, categorical, hist, totals, crit, limit, bounds, least,
+                         np.int64(lane), lanes)
     keep = np.empty(F, np.int64)
     kept = 0
     for j in range(F):
-        k = feats[j]
-        if categorical[k]:
-            keep[kept] = j
-            kept += 1
-            continue
-        least = _bin_bounds(coarse, k, hist, totals, crit, limit, prefix, high, left, right,
-                            bounds)
-        if least <= limit or boundary[j] <= limit:
+        if categorical[feats[j]] or least[j] <= limit or boundary[j] <= limit:
             keep[kept] = j
             kept += 1
     return Prefilter(keep[:kept], limit, tolerance)

@@ -780,7 +780,7 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready):
         node_weight += totals[c]
     bounds = np.empty(coarse.offsets[-1])
     prefilter = cs.survivors(coarse, feats, categorical, hist, totals, n, task.crit,
-                             task.min_leaf, TOL * node_weight, bounds)
+                             task.min_leaf, TOL * node_weight, bounds, params.n_threads)
     keep = prefilter.keep
     any_categorical = False
     for j in range(keep.shape[0]):
