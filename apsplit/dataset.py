@@ -15,10 +15,10 @@ above); a split of it sends a subset of its categories left
 import numpy as np
 import scipy.sparse as sp
 
-from .kernels.binning import bin_columns
+from .kernels.binning import bin_columns, coarse_columns
 from .kernels.build import threshold_of
 from .kernels.coarse import (MAX_COARSE, NEVER, PAYS_VALUES_PER_BIN, TWO_LEVEL_VALUES_PER_BIN,
-                             CoarseBins, group_ranks, no_coarse_bins, sort_by_rank)
+                             CoarseBins, group_ranks, no_coarse_bins)
 from .kernels.state import BinnedData, Workspace
 from .parallel import check_threads, each_feature
 
@@ -136,6 +136,7 @@ class Dataset:
         self.max_coarse_bins = int(coarse_bins)
         self.prefilter = prefilter
         n_threads = check_threads(n_threads)
+        self._n_threads = n_threads  # they also make the coarse bins, on first use
         if sp.issparse(X):
             self._bin_sparse(X, n_threads)
         else:
@@ -233,72 +234,43 @@ class Dataset:
             self._coarse = no_coarse_bins() if useless else self._bin_coarse()
         return self._coarse
 
-    def _rank_counts(self, k):
+    def _bin_coarse(self):
+        K, B = self.n_features, self.max_coarse_bins
+        min_mean_bins = {True: 0, False: NEVER}.get(self.prefilter, PAYS_VALUES_PER_BIN * B)
         if not self.is_sparse:
-            return np.bincount(self.codes[k], minlength=int(self.n_bins[k]))
+            made = coarse_columns(self.codes, self.bin_offsets, self._two_level_mask(), B,
+                                  self._n_threads)
+            return CoarseBins(made.codes, np.zeros(0, np.int32), np.full(K, -1, np.int64),
+                              made.offsets, made.span, made.of_rank.astype(np.uint8),
+                              min_mean_bins, made.by_rank, made.bin_rows)
+        of_rank = np.empty(int(self.bin_offsets[-1]), np.int64)  # coarse bin within its feature
+        offsets = np.zeros(K + 1, np.int64)
+        spans = []
+        for k in range(K):
+            lo, hi = self.bin_offsets[k], self.bin_offsets[k + 1]
+            local = np.arange(hi - lo) if hi - lo <= B else group_ranks(self._rank_counts(k), B)
+            of_rank[lo:hi] = local
+            spans.append(np.bincount(local))
+            offsets[k + 1] = offsets[k] + spans[-1].size
+        span = np.concatenate(spans).astype(np.int64)
+        csr_bins = (offsets[self.csr_features] + of_rank[self.bin_offsets[self.csr_features]
+                                                         + self.csr_codes]).astype(np.int32)
+        has_zero = self.zero_rank >= 0
+        zero_bin = np.full(K, -1, np.int64)
+        zero_bin[has_zero] = offsets[:-1][has_zero] + of_rank[
+            self.bin_offsets[:-1][has_zero] + self.zero_rank[has_zero]]
+        # no two-level features (dense only): no rows sorted by rank
+        return CoarseBins(np.zeros((0, 0), np.uint8), csr_bins, zero_bin, offsets, span,
+                          of_rank.astype(np.uint8), min_mean_bins, np.zeros(0, np.int32),
+                          np.zeros(offsets[-1] + 1, np.int64))
+
+    def _rank_counts(self, k):
+        """The rows per rank of sparse feature k, its implicit zeros included."""
         lo, hi = self.csc_indptr[k], self.csc_indptr[k + 1]
         counts = np.bincount(self.csc_codes[lo:hi], minlength=int(self.n_bins[k]))
         if self.zero_rank[k] >= 0:
             counts[self.zero_rank[k]] += self.n_rows - (hi - lo)
         return counts
-
-    def _bin_coarse(self):
-        K, n, B = self.n_features, self.n_rows, self.max_coarse_bins
-        of_rank = np.empty(int(self.bin_offsets[-1]), np.int64)  # coarse bin within its feature
-        offsets = np.zeros(K + 1, np.int64)
-        spans = []
-        rank_counts = {}  # of the features with more values than coarse bins
-        for k in range(K):
-            lo, hi = self.bin_offsets[k], self.bin_offsets[k + 1]
-            if hi - lo <= B:
-                local = np.arange(hi - lo)
-            else:
-                rank_counts[k] = self._rank_counts(k)
-                local = group_ranks(rank_counts[k], B)
-            of_rank[lo:hi] = local
-            spans.append(np.bincount(local))
-            offsets[k + 1] = offsets[k] + spans[-1].size
-        span = np.concatenate(spans).astype(np.int64)
-        if self.is_sparse:
-            feature_offsets = offsets[self.csr_features]
-            csr_bins = (feature_offsets + of_rank[self.bin_offsets[self.csr_features]
-                                                  + self.csr_codes]).astype(np.int32)
-            has_zero = self.zero_rank >= 0
-            zero_bin = np.full(K, -1, np.int64)
-            zero_bin[has_zero] = offsets[:-1][has_zero] + of_rank[
-                self.bin_offsets[:-1][has_zero] + self.zero_rank[has_zero]]
-            codes = np.zeros((0, 0), np.uint8)
-        else:
-            csr_bins = np.zeros(0, np.int32)
-            zero_bin = np.full(K, -1, np.int64)
-            codes = np.empty((K, n), np.uint8)
-            for k in range(K):
-                codes[k] = of_rank[self.bin_offsets[k] + self.codes[k]]
-        by_rank, bin_rows = self._rows_by_rank(offsets, span, rank_counts)
-        min_mean_bins = {True: 0, False: NEVER}.get(self.prefilter, PAYS_VALUES_PER_BIN * B)
-        return CoarseBins(codes, csr_bins, zero_bin, offsets, span, of_rank.astype(np.uint8),
-                          min_mean_bins, by_rank, bin_rows)
-
-    def _rows_by_rank(self, offsets, span, rank_counts):
-        """(by_rank, bin_rows) of ``CoarseBins``: each two-level feature's rows sorted by
-        rank, and where each coarse bin's rows start (its ranks are consecutive);
-        ``rank_counts``: the rows per rank of every two-level feature (at least)."""
-        two_level = self._two_level_mask()
-        by_rank = np.empty(np.count_nonzero(two_level) * self.n_rows, np.int32)
-        bin_rows = np.zeros(offsets[-1] + 1, np.int64)
-        position = 0
-        for k in range(self.n_features):
-            lo, hi = offsets[k], offsets[k + 1]
-            bin_rows[lo] = position
-            if not two_level[k]:
-                bin_rows[lo + 1:hi + 1] = position
-                continue
-            counts = rank_counts[k]
-            sort_by_rank(self.codes[k], counts, by_rank[position:position + self.n_rows])
-            first_rank = np.concatenate(([0], np.cumsum(span[lo:hi])))
-            bin_rows[lo + 1:hi + 1] = position + np.cumsum(counts)[first_rank[1:] - 1]
-            position += self.n_rows
-        return by_rank, bin_rows
 
     # ---------------------------------------------------------------- queries
     @property

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apsplit.kernels.binning import bin_columns
+from apsplit.kernels.binning import bin_columns, coarse_columns
 
 # values whose bits differ in every radix digit, signed zeros, subnormals and the extremes
 EDGES = [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, -1.0, 1.0, 1.5, -1.5,
@@ -56,3 +56,62 @@ def test_many_values_sort_as_np_unique_on_every_thread_count():
         expected_values, expected_ranks = np.unique(columns[k], return_inverse=True)
         np.testing.assert_array_equal(one[1][k, :one[2][k]], expected_values)
         np.testing.assert_array_equal(one[0][k], expected_ranks)
+
+
+def _coarse_reference(codes, bin_offsets, two_level, max_bins):
+    """The DenseCoarseBins fields, feature by feature in numpy: ``group_ranks`` of each
+    feature's rank counts, its examples' coarse bins, and a two-level feature's rows in a
+    stable argsort by rank, with where each coarse bin's rows start."""
+    from apsplit.kernels.coarse import group_ranks
+    of_rank, offsets, span, coarse_codes, by_rank, bin_rows = [], [0], [], [], [], []
+    position = 0
+    for k, row in enumerate(codes):
+        n_ranks = bin_offsets[k + 1] - bin_offsets[k]
+        counts = np.bincount(row, minlength=n_ranks)
+        local = np.arange(n_ranks) if n_ranks <= max_bins else group_ranks(counts, max_bins)
+        of_rank.append(local)
+        offsets.append(offsets[-1] + local.max() + 1)
+        span.append(np.bincount(local))
+        coarse_codes.append(local[row])
+        bin_counts = np.bincount(local, weights=counts).astype(np.int64) if two_level[k] \
+            else np.zeros(local.max() + 1, np.int64)
+        bin_rows.append(position + np.concatenate([[0], np.cumsum(bin_counts)[:-1]]))
+        if two_level[k]:
+            by_rank.append(np.argsort(row, kind="stable"))
+            position += row.size
+    return (np.concatenate(of_rank), np.array(offsets), np.concatenate(span),
+            np.array(coarse_codes), np.concatenate(by_rank + [np.zeros(0, np.int64)]),
+            np.concatenate(bin_rows + [[position]]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=5), st.integers(30, 120),
+       st.integers(2, 6), st.randoms(use_true_random=False))
+def test_coarse_columns_group_each_features_ranks_and_sort_its_rows(n_values, n, max_bins,
+                                                                    random):
+    """Features of few values (one coarse bin each), of many (grouped, heavy values alone)
+    and two-level ones, on one and two threads."""
+    codes = np.array([[random.randrange(m) ** 2 % m for _ in range(n)] for m in n_values])
+    codes = np.array([np.unique(row, return_inverse=True)[1] for row in codes], np.uint16)
+    bin_offsets = np.concatenate([[0], np.cumsum(codes.max(axis=1).astype(np.int64) + 1)])
+    two_level = np.array([random.random() < 0.6 and bin_offsets[k + 1] - bin_offsets[k] > 1
+                          for k in range(len(n_values))])
+    expected = _coarse_reference(codes, bin_offsets, two_level, max_bins)
+    for threads in (1, 2):
+        got = coarse_columns(codes, bin_offsets, two_level, max_bins, threads)
+        for name, field, want in zip(got._fields, got, expected):
+            np.testing.assert_array_equal(field, want, err_msg=name)
+
+
+def test_coarse_columns_are_the_same_on_two_threads_with_two_lanes_of_work():
+    rng = np.random.default_rng(1)
+    n = 30_000
+    columns = np.array([rng.normal(size=n), rng.integers(0, 300, n).astype(float),
+                        rng.integers(0, 3, n).astype(float), rng.normal(size=n).round(2)])
+    ranks, _, n_values = bin_columns(columns, 1)
+    bin_offsets = np.concatenate([[0], np.cumsum(n_values)])
+    two_level = n_values > 16 * 256
+    expected = _coarse_reference(ranks, bin_offsets, two_level, 256)
+    got = coarse_columns(ranks, bin_offsets, two_level, 256, 2)
+    for name, field, want in zip(got._fields, got, expected):
+        np.testing.assert_array_equal(field, want, err_msg=name)
