@@ -265,13 +265,20 @@ def _binned(ds):
 
 @pytest.mark.parametrize("fmt", [None, "csr"])
 def test_the_threads_that_bin_x_do_not_change_the_dataset(fmt):
-    # 40 features x 4000 rows: 160,000 values, several lanes of parallel.each_feature
+    # 40 features x 4000 rows: 160,000 values, several lanes of kernels.binning (dense)
+    # or parallel.each_feature (sparse); the coarse bins are made on the same threads
     rng = np.random.default_rng(3)
     X = np.round(rng.normal(size=(4000, 40)), 2) * (rng.random((4000, 40)) < 0.6)
     X = sp.csr_matrix(X) if fmt else X
-    one = apsplit.Dataset(X, n_threads=1)
+
+    def binned(ds):
+        coarse = [field for field in ds.coarse_bins() if isinstance(field, np.ndarray)]
+        return _binned(ds) + coarse
+
+    one = apsplit.Dataset(X, n_threads=1, prefilter=True)
     for threads in (2, -1):
-        for a, b in zip(_binned(one), _binned(apsplit.Dataset(X, n_threads=threads))):
+        for a, b in zip(binned(one), binned(apsplit.Dataset(X, n_threads=threads,
+                                                            prefilter=True))):
             assert a.dtype == b.dtype
             np.testing.assert_array_equal(a, b)
 

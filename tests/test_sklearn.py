@@ -385,9 +385,9 @@ def test_apboost_input_errors():
     (APBoostClassifier, 2, 2), (APBoostClassifier, -1, numba.get_num_threads())])
 def test_x_is_binned_on_the_finders_threads(monkeypatch, estimator, n_jobs, threads):
     asked = []
-    each_feature = apsplit_dataset.each_feature
-    monkeypatch.setattr(apsplit_dataset, "each_feature",
-                        lambda work, K, n, t: asked.append(t) or each_feature(work, K, n, t))
+    bin_columns = apsplit_dataset.bin_columns
+    monkeypatch.setattr(apsplit_dataset, "bin_columns",
+                        lambda columns, t: asked.append(t) or bin_columns(columns, t))
     X, y = small_problem(seed=5)
     estimator(n_jobs=n_jobs, method="exhaustive").fit(X, y)
     assert asked == [min(threads, numba.get_num_threads())]
