@@ -114,8 +114,9 @@ class Dataset:
         (two levels, ``kernels.stats``).
     prefilter : "auto" (default), True or False
         Where the exhaustive search uses the prefilter: "auto" at nodes whose
-        plain scans would visit 8 values per coarse bin on average
-        (``kernels.coarse.pays``), True at every node, False at none.
+        plain scans would visit 2 values per coarse bin on average over the features
+        with more values than coarse bins (``kernels.coarse.pays``), True at every
+        node, False at none.
     n_threads : int (default 1)
         Threads that bin the features (-1: every core): the Dataset does not depend
         on them.

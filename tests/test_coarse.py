@@ -66,8 +66,8 @@ def test_prefilter_must_be_auto_true_or_false(bad):
 
 
 def test_auto_prefilters_where_the_plain_scans_are_long():
-    """"auto": the plain search at a8a's two-valued features and small nodes, the prefilter
-    on 56,000 continuous rows (8 values per coarse bin on average); the same split."""
+    """"auto": the plain search at a8a's two-valued features, the prefilter on 56,000
+    continuous rows (2 values per coarse bin on average or more); the same split."""
     X, y, _ = load_bundled("a8a")
     split = apsplit.find_split(apsplit.Dataset(X), y, criterion="gini", method="exhaustive")
     assert split.scans == X.shape[1]
@@ -82,6 +82,26 @@ def test_auto_prefilters_where_the_plain_scans_are_long():
     for mode in (True, False):
         assert (splits[mode].feature, splits[mode].threshold, splits[mode].score) == \
             (splits["auto"].feature, splits["auto"].threshold, splits["auto"].score)
+
+
+def test_auto_counts_only_the_features_grouped_into_coarse_bins():
+    """Ten two-valued features beside three of 1,500 values: the mean over the grouped three
+    (1,500 scanned bins, over 2 per coarse bin) decides, not the mean over all 13 (349), so
+    the root is prefiltered; a node of 100 rows scans at most 400 bins per feature (under
+    2 per coarse bin): the plain search.  The same split either way."""
+    rng = np.random.default_rng(4)
+    n = 1500
+    X = np.column_stack([rng.integers(0, 2, (n, 10)), rng.normal(size=(n, 3))])
+    y = (X[:, 10] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    w = rng.random(n)
+    F = X.shape[1]
+    for rows, prefiltered in ((None, True), (np.arange(100), False)):
+        found = {mode: apsplit.find_split(apsplit.Dataset(X, prefilter=mode), y, w,
+                                          criterion="gini", method="exhaustive", rows=rows)
+                 for mode in ("auto", False)}
+        assert (found["auto"].scans > F) == prefiltered and found[False].scans == F
+        assert (found["auto"].feature, found["auto"].threshold, found["auto"].score) == \
+            (found[False].feature, found[False].threshold, found[False].score)
 
 
 # ------------------------------------------------------------ the inner bound

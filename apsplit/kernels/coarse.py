@@ -59,7 +59,7 @@ from .stats import DENSE_RATIO
 MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
 ULP = 2.0 ** -53
 MAX_VERTEX_CLASSES = 4  # inner bounds enumerate the 2^C vertices up to this many classes
-PAYS_VALUES_PER_BIN = 8  # prefilter="auto": once the plain scans would visit 8 values per coarse bin
+PAYS_VALUES_PER_BIN = 2  # prefilter="auto": once the plain scans would visit 2 values per coarse bin
 TWO_LEVEL_VALUES_PER_BIN = 16  # a dense feature with more values per coarse bin sums in two levels
 NEVER = 2 ** 31  # a min_mean_bins no node reaches (a feature has fewer bins than rows)
 
@@ -112,13 +112,20 @@ def group_ranks(counts, max_bins):
 def pays(coarse, bin_offsets, feats, n):
     """Whether the prefilter is used at a node of n rows: the search without it scans
     up to min(values, DENSE_RATIO n) bins per feature (``stats``); the prefilter runs
-    once they average at least ``coarse.min_mean_bins`` (``Dataset(prefilter=)``:
-    "auto" 8 per coarse bin, 2048 at 256 bins; measured: below, on higgs7k's
-    7,000 rows and a8a's two-valued sparse features, the plain search was faster)."""
+    once they average at least ``coarse.min_mean_bins`` over the features whose values
+    are grouped into coarse bins, the ones whose bins it bounds (``Dataset(prefilter=)``:
+    "auto" ``PAYS_VALUES_PER_BIN`` per coarse bin, 512 at 256 bins; a feature of one
+    coarse bin per value costs about the same either way).  Measured over 10 and 100
+    AdaBoost rounds at 3,500 and 7,000 rows of higgs7k and ijcnn1 (docs/benchmarks.md)."""
     total = 0
+    grouped = 0
     for j in range(feats.shape[0]):
-        total += min(bin_offsets[feats[j] + 1] - bin_offsets[feats[j]], DENSE_RATIO * n)
-    return total >= coarse.min_mean_bins * feats.shape[0]
+        k = feats[j]
+        values = bin_offsets[k + 1] - bin_offsets[k]
+        if values > coarse.offsets[k + 1] - coarse.offsets[k]:
+            total += min(values, DENSE_RATIO * n)
+            grouped += 1
+    return total >= coarse.min_mean_bins * max(grouped, 1)
 
 
 def no_coarse_bins():
