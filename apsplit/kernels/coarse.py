@@ -115,8 +115,9 @@ def pays(coarse, bin_offsets, feats, n):
     once they average at least ``coarse.min_mean_bins`` over the features whose values
     are grouped into coarse bins, the ones whose bins it bounds (``Dataset(prefilter=)``:
     "auto" ``PAYS_VALUES_PER_BIN`` per coarse bin, 512 at 256 bins; a feature of one
-    coarse bin per value costs about the same either way).  Measured over 10 and 100
-    AdaBoost rounds at 3,500 and 7,000 rows of higgs7k and ijcnn1 (docs/benchmarks.md)."""
+    coarse bin per value costs about the same either way).  Measured with the scaling
+    benchmark on higgs7k and ijcnn1 (docs/benchmarks.md): faster or level over 10
+    rounds at every size, over 100 rounds but at higgs7k's 7,000 rows (20% slower)."""
     total = 0
     grouped = 0
     for j in range(feats.shape[0]):
