@@ -155,9 +155,9 @@ class Dataset:
         n, K = X.shape
         if n == 0 or K == 0:
             raise ValueError(f"X is empty (shape {X.shape})")
-        _check_finite(X)
-        if n >= 2 ** 32:
+        if n >= 2 ** 32:  # the ranks and the radix sort's row numbers are uint32
             raise ValueError(f"X has {n} rows; apsplit bins at most 2**32 - 1")
+        _check_finite(X)
         ranks, sorted_values, n_values = bin_columns(np.ascontiguousarray(X.T), n_threads)
         values = [sorted_values[k, :n_values[k]] for k in range(K)]
         offsets = _offsets(values)

@@ -283,6 +283,13 @@ def test_the_threads_that_bin_x_do_not_change_the_dataset(fmt):
             np.testing.assert_array_equal(a, b)
 
 
+def test_more_rows_than_the_binning_counts_are_refused():
+    """2**32 rows (a view of one value, no memory): the ranks would overflow uint32."""
+    X = np.lib.stride_tricks.as_strided(np.zeros(1), shape=(2 ** 32, 1), strides=(0, 0))
+    with pytest.raises(ValueError, match=r"X has 4294967296 rows; apsplit bins at most"):
+        apsplit.Dataset(X)
+
+
 @pytest.mark.parametrize("threads", [0, -2, 1.5, True, "2"])
 def test_bad_binning_threads_are_refused(threads):
     with pytest.raises(ValueError, match="n_threads must be a positive integer or -1"):
