@@ -2,10 +2,11 @@
 among them (``bin_columns``), then its coarse bins (``coarse_columns``).
 
 ``np.unique(x, return_inverse=True)`` computes the ranks with a comparison sort
-(``argsort``); here the values are sorted by an LSD radix sort of their bits,
-about 3.5x faster on 56,000 continuous values.  Both kernels deal the features
-to ``n_threads`` threads; each feature is computed alone, so the result does not
-depend on the count.
+(``argsort``); here the values are sorted by an LSD radix sort of their bits:
+with the coarse bins, binning takes 41-53% of its former time at 56,000 rows and
+38% at 112,000 (higgs7k, ijcnn1: the scaling benchmark's memory table,
+docs/benchmarks.md).  Both kernels deal the features to ``n_threads`` threads;
+each feature is computed alone, so the result does not depend on the count.
 
 Why the order is right.  A finite float64's bits, with the sign bit flipped
 for a nonnegative value and every bit flipped for a negative one, read as an
