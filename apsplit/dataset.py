@@ -239,11 +239,8 @@ class Dataset:
         K, B = self.n_features, self.max_coarse_bins
         min_mean_bins = {True: 0, False: NEVER}.get(self.prefilter, PAYS_VALUES_PER_BIN * B)
         if not self.is_sparse:
-            made = coarse_columns(self.codes, self.bin_offsets, self._two_level_mask(), B,
-                                  self._n_threads)
-            return CoarseBins(made.codes, np.zeros(0, np.int32), np.full(K, -1, np.int64),
-                              made.offsets, made.span, made.of_rank.astype(np.uint8),
-                              min_mean_bins, made.by_rank, made.bin_rows)
+            return coarse_columns(self.codes, self.bin_offsets, self._two_level_mask(), B,
+                                  min_mean_bins, self._n_threads)
         of_rank = np.empty(int(self.bin_offsets[-1]), np.int64)  # coarse bin within its feature
         offsets = np.zeros(K + 1, np.int64)
         spans = []

@@ -20,12 +20,10 @@ value, stored as +0.0); an example's rank is the number of distinct values
 below its own.  The input must be finite (``Dataset`` checks it first).
 """
 
-from collections import namedtuple
-
 import numpy as np
 from numba import njit, prange
 
-from .coarse import group_ranks, sort_by_rank
+from .coarse import CoarseBins, group_ranks, sort_by_rank
 from .lanes import PRANGE_ONLY, lane_count
 
 DIGIT = 11  # bits sorted per radix pass: 2048 counters stay in L1; 6 passes cover 64 bits
@@ -114,16 +112,6 @@ def bin_columns(columns, n_threads):
     return ranks, values, n_values
 
 
-DenseCoarseBins = namedtuple("DenseCoarseBins", [
-    "of_rank",   # per exact bin (Dataset.bin_offsets layout), its coarse bin in its feature
-    "offsets",   # (K + 1): feature k's coarse bins are offsets[k]:offsets[k + 1]
-    "span",      # per global coarse bin, how many exact ranks it holds
-    "codes",     # (K, n) uint8 coarse bin of every example
-    "by_rank",   # each two-level feature's rows sorted by rank, one feature after another
-    "bin_rows",  # per global coarse bin, + 1: where its rows start in by_rank
-])
-
-
 @njit(cache=True)
 def _rank_counts(codes_k, n_ranks):
     counts = np.zeros(n_ranks, np.int64)
@@ -148,22 +136,21 @@ def _group_lane(codes, bin_offsets, max_bins, of_rank, n_coarse, lane, lanes):
 
 
 @njit(cache=True)
-def _fill_lane(codes, bin_offsets, two_level, out, lane, lanes):
-    """``out``'s span, codes, by_rank and bin_rows of the features k = lane (mod lanes)."""
+def _fill_lane(codes, bin_offsets, of_rank, first_row, out, lane, lanes):
+    """``out``'s span, codes, by_rank and bin_rows of the features k = lane (mod lanes);
+    a two-level feature's rows sorted by rank start at ``first_row[k]`` in by_rank (none:
+    ``first_row[k + 1] == first_row[k]``)."""
     n = codes.shape[1]
     for k in range(lane, codes.shape[0], lanes):
         lo, hi = out.offsets[k], out.offsets[k + 1]
-        local = out.of_rank[bin_offsets[k]:bin_offsets[k + 1]]
+        local = of_rank[bin_offsets[k]:bin_offsets[k + 1]]
         for r in range(local.shape[0]):
             out.span[lo + local[r]] += 1
         for i in range(n):
             out.codes[k, i] = local[codes[k, i]]
-        position = 0  # the rows of the two-level features before k
-        for j in range(k):
-            if two_level[j]:
-                position += n
+        position = first_row[k]
         out.bin_rows[lo:hi] = position  # each bin's first row (bin_rows[hi]: the next's)
-        if not two_level[k]:
+        if first_row[k + 1] == position:
             continue
         counts = _rank_counts(codes[k], local.shape[0])
         sort_by_rank(codes[k], counts, out.by_rank[position:position + n])
@@ -176,12 +163,13 @@ def _fill_lane(codes, bin_offsets, two_level, out, lane, lanes):
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
-def coarse_columns(codes, bin_offsets, two_level, max_bins, n_threads):
-    """The ``DenseCoarseBins`` of dense ``codes`` (K, n) with exact bins ``bin_offsets``:
-    each feature's ranks grouped into at most ``max_bins`` coarse bins
-    (``coarse.group_ranks``), its examples' coarse bins, and, for the ``two_level``
-    features, their rows sorted by rank (``coarse.sort_by_rank``); the features dealt to
-    ``n_threads`` threads, each computed alone, so the result is the same for any count."""
+def coarse_columns(codes, bin_offsets, two_level, max_bins, min_mean_bins, n_threads):
+    """The ``coarse.CoarseBins`` of dense ``codes`` (K, n) with exact bins ``bin_offsets``
+    (``min_mean_bins``: ``coarse.pays``'s): each feature's ranks grouped into at most
+    ``max_bins`` coarse bins (``coarse.group_ranks``), its examples' coarse bins, and, for
+    the ``two_level`` features, their rows sorted by rank (``coarse.sort_by_rank``); the
+    features dealt to ``n_threads`` threads, each computed alone, so the result is the
+    same for any count."""
     K, n = codes.shape
     lanes = lane_count(n_threads, K, K * n)
     of_rank = np.empty(bin_offsets[-1], np.int64)
@@ -193,19 +181,18 @@ def coarse_columns(codes, bin_offsets, two_level, max_bins, n_threads):
         for lane in prange(lanes):
             _group_lane(codes, bin_offsets, max_bins, of_rank, n_coarse, np.int64(lane), lanes)
     offsets = np.zeros(K + 1, np.int64)
-    n_two_level = 0
+    first_row = np.zeros(K + 1, np.int64)  # where each feature's rows sorted by rank start
     for k in range(K):
         offsets[k + 1] = offsets[k] + n_coarse[k]
-        if two_level[k]:
-            n_two_level += 1
+        first_row[k + 1] = first_row[k] + (n if two_level[k] else 0)
     bin_rows = np.empty(offsets[K] + 1, np.int64)
-    bin_rows[offsets[K]] = n_two_level * n  # the others: each feature's lane
-    out = DenseCoarseBins(of_rank, offsets, np.zeros(offsets[K], np.int64),
-                          np.empty((K, n), np.uint8), np.empty(n_two_level * n, np.int32),
-                          bin_rows)
+    bin_rows[offsets[K]] = first_row[K]  # the others: each feature's lane
+    out = CoarseBins(np.empty((K, n), np.uint8), np.zeros(0, np.int32), np.full(K, -1),
+                     offsets, np.zeros(offsets[K], np.int64), of_rank.astype(np.uint8),
+                     min_mean_bins, np.empty(first_row[K], np.int32), bin_rows)
     if lanes == 1:
-        _fill_lane(codes, bin_offsets, two_level, out, np.int64(0), np.int64(1))
+        _fill_lane(codes, bin_offsets, of_rank, first_row, out, np.int64(0), np.int64(1))
     else:
         for lane in prange(lanes):
-            _fill_lane(codes, bin_offsets, two_level, out, np.int64(lane), lanes)
+            _fill_lane(codes, bin_offsets, of_rank, first_row, out, np.int64(lane), lanes)
     return out
