@@ -115,8 +115,8 @@ class Dataset:
     prefilter : "auto" (default), True or False
         Where the exhaustive search uses the prefilter: "auto" at nodes whose
         plain scans would visit 2 values per coarse bin on average over the features
-        with more values than coarse bins (``kernels.coarse.pays``), True at every
-        node, False at none.
+        with more values than coarse bins (when no candidate has more: at least half of
+        the bins; ``kernels.coarse.pays``), True at every node, False at none.
     n_threads : int (default 1)
         Threads that bin the features (-1: every core): the Dataset does not depend
         on them.
@@ -226,18 +226,25 @@ class Dataset:
         Feature k's ranks are grouped into at most B = ``coarse_bins``
         contiguous bins of at most 2 n / B examples each, or one value
         (``kernels.coarse.group_ranks``); a feature with at most B values
-        keeps one bin per value.  When every feature has at most B values and the
-        prefilter is not forced (``prefilter=True``), it would never run nor
-        serve two-level sums: then they are empty (``no_coarse_bins``).
+        keeps one bin per value.  With ``prefilter=False`` and no two-level
+        feature they would serve nothing: then they are empty (``no_coarse_bins``).
+        When no feature is grouped, dense coarse bins are the exact ones: their
+        codes are the Dataset's (uint8), not a copy.
         """
         if self._coarse is None:
-            useless = self.prefilter is not True and self.n_bins.max() <= self.max_coarse_bins
+            useless = self.prefilter is False and not self._two_level_mask().any()
             self._coarse = no_coarse_bins() if useless else self._bin_coarse()
         return self._coarse
 
     def _bin_coarse(self):
         K, B = self.n_features, self.max_coarse_bins
         min_mean_bins = {True: 0, False: NEVER}.get(self.prefilter, PAYS_VALUES_PER_BIN * B)
+        if not self.is_sparse and self.n_bins.max() <= B:  # one coarse bin per value
+            total = int(self.bin_offsets[-1])
+            of_rank = np.arange(total) - np.repeat(self.bin_offsets[:-1], self.n_bins)
+            return CoarseBins(self.codes, np.zeros(0, np.int32), np.full(K, -1), self.bin_offsets,
+                              np.ones(total, np.int64), of_rank.astype(np.uint8), min_mean_bins,
+                              np.zeros(0, np.int32), np.zeros(total + 1, np.int64))
         if not self.is_sparse:
             return coarse_columns(self.codes, self.bin_offsets, self._two_level_mask(), B,
                                   min_mean_bins, self._n_threads)

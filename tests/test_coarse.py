@@ -66,11 +66,16 @@ def test_prefilter_must_be_auto_true_or_false(bad):
 
 
 def test_auto_prefilters_where_the_plain_scans_are_long():
-    """"auto": the plain search at a8a's two-valued features, the prefilter on 56,000
-    continuous rows (2 values per coarse bin on average or more); the same split."""
+    """"auto": the prefilter at a8a's root (no feature grouped: exact histograms, whose
+    larger child's comes by subtraction) and on 56,000 continuous rows (2 values per
+    coarse bin on average or more); the same split as without it."""
     X, y, _ = load_bundled("a8a")
-    split = apsplit.find_split(apsplit.Dataset(X), y, criterion="gini", method="exhaustive")
-    assert split.scans == X.shape[1]
+    splits = {mode: apsplit.find_split(apsplit.Dataset(X, prefilter=mode), y, criterion="gini",
+                                       method="exhaustive") for mode in ("auto", False)}
+    assert X.shape[1] < splits["auto"].scans <= X.shape[1] + 3
+    assert splits[False].scans == X.shape[1]
+    assert (splits["auto"].feature, splits["auto"].threshold, splits["auto"].score) == \
+        (splits[False].feature, splits[False].threshold, splits[False].score)
     X, y, _ = load_bundled("higgs7k")
     rng = np.random.default_rng(0)
     X = np.vstack([X * (1 + 1e-6 * rng.uniform(-1, 1, X.shape)) for _ in range(8)])
@@ -84,6 +89,33 @@ def test_auto_prefilters_where_the_plain_scans_are_long():
             (splits["auto"].feature, splits["auto"].threshold, splits["auto"].score)
 
 
+def check_auto_at(X, y, w, rows, prefiltered):
+    """"auto" prefilters the node ``rows`` (its survivors scanned once more) or not, and
+    finds the split the plain search finds."""
+    found = {mode: apsplit.find_split(apsplit.Dataset(X, prefilter=mode), y, w,
+                                      criterion="gini", method="exhaustive", rows=rows)
+             for mode in ("auto", False)}
+    F = X.shape[1]
+    assert (found["auto"].scans > F) == prefiltered and found[False].scans == F
+    assert (found["auto"].feature, found["auto"].threshold, found["auto"].score) == \
+        (found[False].feature, found[False].threshold, found[False].score)
+
+
+def test_without_grouped_features_auto_prefilters_where_half_the_bins_are_scanned():
+    """Three features of 200 values (one coarse bin each): the plain scan of a node of n
+    rows visits min(200, 4 n) bins per feature, the prefilter all 200.  "auto" prefilters
+    the root (1,000 rows) and not a node of 20 rows (80 of 200, under half); a node of 25
+    rows (100 of 200) is prefiltered.  The same split either way."""
+    rng = np.random.default_rng(5)
+    n = 1000
+    X = rng.integers(0, 200, (n, 3)).astype(float)
+    X[:200] = np.arange(200.0)[:, None]  # every value present
+    y = (X[:, 1] + 40 * rng.normal(size=n) > 100).astype(int)
+    w = rng.random(n)
+    for rows, prefiltered in ((None, True), (np.arange(0, n, 50), False), (np.arange(0, n, 40), True)):
+        check_auto_at(X, y, w, rows, prefiltered)
+
+
 def test_auto_counts_only_the_features_grouped_into_coarse_bins():
     """Ten two-valued features beside three of 1,500 values: the mean over the grouped three
     (1,500 scanned bins, over 2 per coarse bin) decides, not the mean over all 13 (349), so
@@ -94,14 +126,8 @@ def test_auto_counts_only_the_features_grouped_into_coarse_bins():
     X = np.column_stack([rng.integers(0, 2, (n, 10)), rng.normal(size=(n, 3))])
     y = (X[:, 10] + 0.5 * rng.normal(size=n) > 0).astype(int)
     w = rng.random(n)
-    F = X.shape[1]
     for rows, prefiltered in ((None, True), (np.arange(100), False)):
-        found = {mode: apsplit.find_split(apsplit.Dataset(X, prefilter=mode), y, w,
-                                          criterion="gini", method="exhaustive", rows=rows)
-                 for mode in ("auto", False)}
-        assert (found["auto"].scans > F) == prefiltered and found[False].scans == F
-        assert (found["auto"].feature, found["auto"].threshold, found["auto"].score) == \
-            (found[False].feature, found[False].threshold, found[False].score)
+        check_auto_at(X, y, w, rows, prefiltered)
 
 
 # ------------------------------------------------------------ the inner bound

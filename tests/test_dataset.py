@@ -10,6 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import apsplit
+from apsplit.experiments.loaders import load_bundled
+from apsplit.kernels.binning import coarse_columns
+from apsplit.kernels.coarse import MAX_COARSE
 from strategies import SPARSE_FORMATS, columns
 
 VALUE_KINDS = ("binary", "few", "many", "constant", "mostly_zero_few", "mostly_zero_many")
@@ -245,17 +248,32 @@ def test_a_workspace_is_kept_for_the_next_call_and_never_shared():
         assert fresh[0] is not work[0]
 
 
-@pytest.mark.parametrize("prefilter, built", [("auto", False), (False, False), (True, True)])
+@pytest.mark.parametrize("prefilter, built", [("auto", True), (False, False), (True, True)])
 def test_coarse_bins_are_made_only_where_they_can_serve(prefilter, built):
-    """At most B values per feature: "auto" could never run the prefilter (it needs 8
-    values per coarse bin) and no feature sums in two levels, so no coarse bins; forced
-    on, one per value.  More values per feature: made."""
+    """At most B values per feature: one coarse bin per value, unless the prefilter is off
+    (no feature sums in two levels then).  More values per feature: made, two-level
+    at 25 values per coarse bin (more than 16) even with the prefilter off."""
     few = np.tile(np.arange(4.0), 50)[:, None]
     coarse = apsplit.Dataset(few, prefilter=prefilter, coarse_bins=8).coarse_bins()
     assert coarse.offsets[-1] == (4 if built else 0)
     many = np.arange(200.0)[:, None]
     made = apsplit.Dataset(many, prefilter=prefilter, coarse_bins=8).coarse_bins()
     assert 1 < made.offsets[-1] <= 8
+
+
+@pytest.mark.parametrize("name", ["satimage", "pendigits"])
+def test_ungrouped_coarse_bins_share_the_codes(name):
+    """No feature has more values than coarse bins: the coarse bins are the exact ones,
+    field for field what the grouping kernel makes, and their codes are the Dataset's."""
+    X, _, _ = load_bundled(name)
+    ds = apsplit.Dataset(X)
+    coarse = ds.coarse_bins()
+    assert coarse.codes is ds.codes
+    made = coarse_columns(ds.codes, ds.bin_offsets, ds._two_level_mask(), MAX_COARSE,
+                          coarse.min_mean_bins, 1)
+    for field in coarse._fields:
+        np.testing.assert_array_equal(getattr(coarse, field), getattr(made, field), err_msg=field)
+        assert np.asarray(getattr(coarse, field)).dtype == np.asarray(getattr(made, field)).dtype
 
 
 def _binned(ds):

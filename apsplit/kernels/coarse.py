@@ -61,6 +61,7 @@ ULP = 2.0 ** -53
 MAX_VERTEX_CLASSES = 4  # inner bounds enumerate the 2^C vertices up to this many classes
 PAYS_VALUES_PER_BIN = 2  # prefilter="auto": once the plain scans would visit 2 values per coarse bin
 TWO_LEVEL_VALUES_PER_BIN = 16  # a dense feature with more values per coarse bin sums in two levels
+UNGROUPED_SHARE = 2  # no grouped candidate: once the plain scans visit half of every bin
 NEVER = 2 ** 31  # a min_mean_bins no node reaches (a feature has fewer bins than rows)
 
 CoarseBins = namedtuple("CoarseBins", [
@@ -117,16 +118,32 @@ def pays(coarse, bin_offsets, feats, n):
     "auto" ``PAYS_VALUES_PER_BIN`` per coarse bin, 512 at 256 bins; a feature of one
     coarse bin per value costs about the same either way).  Measured with the scaling
     benchmark on higgs7k and ijcnn1 (docs/benchmarks.md): faster or level over 10
-    rounds at every size, over 100 rounds but at higgs7k's 7,000 rows (20% slower)."""
+    rounds at every size, over 100 rounds but at higgs7k's 7,000 rows (20% slower).
+
+    Without a grouped candidate its histograms are the exact ones: it buys the sibling
+    subtraction (the larger child's histogram costs its bins, not its rows), and only
+    the features within the margin of the best boundary are summed again canonically.
+    It then runs where the plain scans would visit at least half of the bins its own
+    scans visit (``UNGROUPED_SHARE``; a scan lists only a feature's present values
+    beyond DENSE_RATIO n bins).  Measured on satimage and pendigits, depth 3 to 12
+    (docs/benchmarks.md)."""
+    if coarse.min_mean_bins >= NEVER:
+        return False
     total = 0
     grouped = 0
+    scanned = 0  # without a grouped candidate: the plain scans' bins, and all of them
+    every = 0
     for j in range(feats.shape[0]):
         k = feats[j]
         values = bin_offsets[k + 1] - bin_offsets[k]
         if values > coarse.offsets[k + 1] - coarse.offsets[k]:
             total += min(values, DENSE_RATIO * n)
             grouped += 1
-    return total >= coarse.min_mean_bins * max(grouped, 1)
+        scanned += min(values, DENSE_RATIO * n)
+        every += values
+    if grouped == 0:
+        return UNGROUPED_SHARE * scanned >= every
+    return total >= coarse.min_mean_bins * grouped
 
 
 def no_coarse_bins():
@@ -237,14 +254,16 @@ def build_sparse(coarse, feats, slot, index_order, w, y, csr_indptr, csr_feature
     weights, counts = hist.weights, hist.counts
     _clear(coarse, feats, hist)
     totals = np.zeros(C)
+    csr_bins = coarse.csr_bins
+    every_column = feats.shape[0] == slot.shape[0]  # no candidate test per entry
     for p in range(n):
         i = index_order[p]
         c = y[i]
         wi = w[i]
         totals[c] += wi
         for e in range(csr_indptr[i], csr_indptr[i + 1]):
-            if slot[csr_features[e]] >= 0:
-                b = coarse.csr_bins[e]
+            if every_column or slot[csr_features[e]] >= 0:
+                b = csr_bins[e]
                 weights[b, c] += wi
                 counts[b] += 1
     stored = np.empty(C)

@@ -119,7 +119,7 @@ def setup(method, data, work, task):
                   np.zeros(F, np.int64), listed)
     if data.is_sparse:
         slot = candidate_slots(feats, bin_offsets.shape[0] - 1)
-        if method == EXHAUSTIVE:
+        if method == EXHAUSTIVE and not by_columns(data, task):
             all_features = F == bin_offsets.shape[0] - 1
             for f in range(F):
                 all_features = all_features and feats[f] == f
@@ -128,6 +128,9 @@ def setup(method, data, work, task):
             collect_counts(data, work, feats, state, task.min_leaf > 1)
             for f in range(F):
                 state.seen[f] = n  # every feature's statistics are canonical
+        elif method == EXHAUSTIVE:  # each feature's canonical pass over its column
+            for p in range(n):
+                work.in_node[order[p]] = 1
         else:
             buckets = sparse_buckets(data, work, order, feats, slot)
             for p in range(n):
@@ -141,6 +144,25 @@ def setup(method, data, work, task):
     node = Node(data, work, task, w_ord, y_ord, cumw, cumcls, totals,
                 impurity(task.crit, totals), weight, buckets, cat_left, new_coarse_sums(data, C))
     return node, state, scratch
+
+
+@njit(cache=True)
+def by_columns(data, task):
+    """Whether the sparse exhaustive search reads its candidates' columns (each feature's
+    ``canonical_pass``, over every stored entry of its column, the node's rows flagged)
+    rather than its rows' stored entries (``assess_rows``): when the columns hold fewer
+    entries than the rows (few candidates, e.g. the prefilter's survivors).  Both add
+    each bin's examples in index order, so the statistics are the same, bit for bit."""
+    csr_indptr, csc_indptr, feats, rows = data.csr_indptr, data.csc_indptr, task.feats, task.order
+    in_columns = rows.shape[0]  # flagging the rows
+    for f in range(feats.shape[0]):
+        in_columns += csc_indptr[feats[f] + 1] - csc_indptr[feats[f]]
+    in_rows = 0
+    for p in range(rows.shape[0]):
+        in_rows += csr_indptr[rows[p] + 1] - csr_indptr[rows[p]]
+        if in_rows > in_columns:
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -411,17 +433,20 @@ def choose(state, candidates, n_cand, tie):
 
 @njit(cache=True)
 def exhaustive(node, state, scratch, n_threads):
-    """Assess every feature on every example (sparse: already done by ``setup``, which
-    leaves the scans of their values), on up to ``n_threads`` threads
-    (``_exhaustive_lanes``): the same split for any count."""
+    """Assess every feature on every example (sparse: by rows, already done by ``setup``,
+    which leaves the scans of their values; by columns, a pass over each), on up to
+    ``n_threads`` threads (``_exhaustive_lanes``): the same split for any count."""
     n = node.task.order.shape[0]
     F = node.task.feats.shape[0]
     work = F * n
-    if node.data.is_sparse:  # the scans of its candidates' values
+    if node.data.is_sparse:  # the scans of its candidates' values (and their columns)
         work = 0
+        csc_indptr = node.data.csc_indptr
         for f in range(F):
             k = node.task.feats[f]
             work += node.data.bin_offsets[k + 1] - node.data.bin_offsets[k]
+            if state.seen[f] < n:
+                work += csc_indptr[k + 1] - csc_indptr[k]
     lanes = lane_count(n_threads, F, work)
     if lanes == 1:
         for f in range(F):
