@@ -146,5 +146,6 @@ def test_every_benchmark_names_the_extra_before_it_runs_without_matplotlib(modul
     with pytest.raises(SystemExit) as exit_:
         main(options + ["--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png")])
     assert exit_.value.code == 2
-    assert "plotting needs matplotlib" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "plotting needs matplotlib" in err and 'pip install "apsplit[bench]"' in err
     assert not (tmp_path / "r.json").exists()

@@ -157,6 +157,8 @@ def by_columns(data, task):
     in_columns = rows.shape[0]  # flagging the rows
     for f in range(feats.shape[0]):
         in_columns += csc_indptr[feats[f] + 1] - csc_indptr[feats[f]]
+    if in_columns >= csr_indptr[-1]:  # not fewer than every row holds (every candidate)
+        return False
     in_rows = 0
     for p in range(rows.shape[0]):
         in_rows += csr_indptr[rows[p] + 1] - csr_indptr[rows[p]]
