@@ -115,8 +115,8 @@ class Dataset:
     prefilter : "auto" (default), True or False
         Where the exhaustive search uses the prefilter: "auto" at nodes whose
         plain scans would visit 2 values per coarse bin on average over the features
-        with more values than coarse bins (when no candidate has more: at least half of
-        the bins; ``kernels.coarse.pays``), True at every node, False at none.
+        with more values than coarse bins (when no candidate has more: at nodes of 8
+        rows per bin; ``kernels.coarse.pays``), True at every node, False at none.
     n_threads : int (default 1)
         Threads that bin the features (-1: every core): the Dataset does not depend
         on them.

@@ -101,18 +101,18 @@ def check_auto_at(X, y, w, rows, prefiltered):
         (found[False].feature, found[False].threshold, found[False].score)
 
 
-def test_without_grouped_features_auto_prefilters_where_half_the_bins_are_scanned():
-    """Three features of 200 values (one coarse bin each): the plain scan of a node of n
-    rows visits min(200, 4 n) bins per feature, the prefilter all 200.  "auto" prefilters
-    the root (1,000 rows) and not a node of 20 rows (80 of 200, under half); a node of 25
-    rows (100 of 200) is prefiltered.  The same split either way."""
+def test_without_grouped_features_auto_prefilters_nodes_of_8_rows_per_bin():
+    """Three features of 20 values (one coarse bin each, 60 bins): "auto" prefilters a node
+    of at least 8 rows per bin of a feature, 160 rows (the root of 1,000, a node of 160),
+    and not one of 159.  The same split either way."""
     rng = np.random.default_rng(5)
     n = 1000
-    X = rng.integers(0, 200, (n, 3)).astype(float)
-    X[:200] = np.arange(200.0)[:, None]  # every value present
-    y = (X[:, 1] + 40 * rng.normal(size=n) > 100).astype(int)
+    X = rng.integers(0, 20, (n, 3)).astype(float)
+    X[:20] = np.arange(20.0)[:, None]  # every value present
+    y = (X[:, 1] + 4 * rng.normal(size=n) > 10).astype(int)
     w = rng.random(n)
-    for rows, prefiltered in ((None, True), (np.arange(0, n, 50), False), (np.arange(0, n, 40), True)):
+    for rows, prefiltered in ((None, True), (np.arange(100, 260), True),
+                              (np.arange(100, 259), False)):
         check_auto_at(X, y, w, rows, prefiltered)
 
 
