@@ -104,7 +104,7 @@ def check_auto_at(X, y, w, rows, prefiltered):
 def test_without_grouped_features_auto_prefilters_nodes_of_8_rows_per_bin():
     """Three features of 20 values (one coarse bin each, 60 bins): "auto" prefilters a node
     of at least 8 rows per bin of a feature, 160 rows (the root of 1,000, a node of 160),
-    and not one of 159.  The same split either way."""
+    and not one of 159; ``prefilter=True`` prefilters it.  The same split either way."""
     rng = np.random.default_rng(5)
     n = 1000
     X = rng.integers(0, 20, (n, 3)).astype(float)
@@ -114,6 +114,9 @@ def test_without_grouped_features_auto_prefilters_nodes_of_8_rows_per_bin():
     for rows, prefiltered in ((None, True), (np.arange(100, 260), True),
                               (np.arange(100, 259), False)):
         check_auto_at(X, y, w, rows, prefiltered)
+    forced = apsplit.find_split(apsplit.Dataset(X, prefilter=True), y, w, criterion="gini",
+                                method="exhaustive", rows=np.arange(100, 259))
+    assert forced.scans > X.shape[1]
 
 
 def test_auto_counts_only_the_features_grouped_into_coarse_bins():

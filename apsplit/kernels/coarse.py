@@ -129,8 +129,8 @@ def pays(coarse, bin_offsets, feats, n):
     deep trees' small nodes stay plain (docs/stock.md: faster at depth 3 on every set
     without a grouped feature; at every node down to half the bins, depth-12 trees
     were 18-23% slower)."""
-    if coarse.min_mean_bins >= NEVER:
-        return False
+    if coarse.min_mean_bins == 0 or coarse.min_mean_bins >= NEVER:  # forced on, or off
+        return coarse.min_mean_bins == 0
     total = 0
     grouped = 0
     every = 0  # every candidate's bins
