@@ -16,7 +16,7 @@ from .dataset import Dataset
 from .kernels.categorical import MAX_SUBSET_CATEGORIES
 from .kernels.criteria import BOUNDS, CRITERIA
 from .kernels.coarse import new_histogram
-from .kernels.search import EXHAUSTIVE, METHODS, run, run_exhaustive
+from .kernels.search import EXHAUSTIVE, METHODS, class_totals, run, run_exhaustive
 from .kernels.state import Params, Task
 from .parallel import check_threads
 from .split import Split
@@ -108,7 +108,8 @@ class _KernelFinder(Finder):
             if method == EXHAUSTIVE:
                 coarse = ds.coarse_bins()
                 found = run_exhaustive(self.kernel_params(), ds.kernel_data(), work, task, coarse,
-                                       new_histogram(coarse, problem.n_classes), False)
+                                       new_histogram(coarse, problem.n_classes), False,
+                                       class_totals(task))
             else:
                 found = run(method, self.kernel_params(), ds.kernel_data(), work, task)
         pos, left_rank, right_rank, score, total, children, node_weight, left_codes, scans = found

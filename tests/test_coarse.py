@@ -220,7 +220,7 @@ def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do(cut):
     child weights are the ones a histogram summed from its rows gives, bit for bit."""
     from apsplit.finders import get_finder
     from apsplit.kernels.refine import MOST_ROWS
-    from apsplit.kernels.search import run_exhaustive
+    from apsplit.kernels.search import class_totals, run_exhaustive
     ds, data, bins, parent, smaller, larger, w = _larger_child(cut)
     n = w.size
     assert (larger.index_order.size >= MOST_ROWS * n) == (cut < -1.0)
@@ -235,8 +235,8 @@ def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do(cut):
     assert not np.array_equal(subtracted.weights, summed.weights)  # else this shows nothing
     params = get_finder("exhaustive").kernel_params()
     with ds.workspace(2) as work:
-        found = [run_exhaustive(params, data, work, larger, bins, hist, True)
-                 for hist in (subtracted, summed)]
+        found = [run_exhaustive(params, data, work, larger, bins, hist, True,
+                                class_totals(larger)) for hist in (subtracted, summed)]
     assert found[0].position >= 0
     for a, b in zip(*found):
         np.testing.assert_array_equal(a, b)
@@ -386,6 +386,33 @@ def test_a_found_split_lowers_the_limit_for_the_survivors_after_it():
         assert np.all(got.scores[~window] > smallest + TOL * w.sum())
         for a, b in zip(got[:4], rows["static"][:4]):
             np.testing.assert_array_equal(a[window], b[window])
+
+
+def test_survivors_are_dealt_to_lanes_by_the_rows_their_passes_read():
+    """``refine._rows_read``: at the root, whose coarse sums are read, a two-level
+    survivor's pass reads the rows of its bins within the limit; dealt by them
+    (``lanes.deal``) the lanes are balanced within the heaviest survivor, which
+    round-robin is not here (the survivors are features 0, 2 and 4)."""
+    from apsplit.kernels.lanes import deal
+    from apsplit.kernels.refine import _rows_read
+    rng = np.random.default_rng(1)
+    n = 6000
+    X = rng.normal(size=(n, 6))
+    y = (X @ np.array([1, 0.2, 1, 0.2, 1, 0.2]) + rng.normal(size=n) > 0).astype(np.int64)
+    w = rng.lognormal(sigma=1.0, size=n)
+    ds, task, bins, survivors = _root_survivors(X, y, w, 32)
+    S = survivors.features.size
+    assert S >= 3
+    expected = np.zeros(S)
+    for j, k in enumerate(survivors.features):
+        lo, hi = bins.offsets[k], bins.offsets[k + 1]
+        expected[j] = survivors.node_counts[lo:hi][survivors.bounds[lo:hi] <= survivors.limit].sum()
+    rows = _rows_read(ds.kernel_data(), task, bins, survivors)
+    np.testing.assert_array_equal(rows, expected)
+    load = np.bincount(deal(rows, 2), weights=rows, minlength=2)
+    assert load.max() - load.min() <= rows.max()
+    round_robin = np.bincount(np.arange(S) % 2, weights=rows, minlength=2)
+    assert round_robin.max() - round_robin.min() > rows.max()
 
 
 # --------------------------------------------------- same splits, same trees

@@ -1,15 +1,19 @@
-"""The engine's parallel kernels run only their ``prange`` in parallel (``kernels/lanes.py``)."""
+"""The engine's parallel kernels run only their ``prange`` in parallel, and items are dealt
+to lanes by their cost (``kernels/lanes.py``)."""
 
 import importlib
 import pkgutil
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numba import njit, prange
 from numba.core.registry import CPUDispatcher
 
 import apsplit.kernels
 from apsplit.kernels import newton_grow
-from apsplit.kernels.lanes import PRANGE_ONLY
+from apsplit.kernels.lanes import PRANGE_ONLY, deal
+from strategies import scaled
 
 
 def _dispatchers():
@@ -59,3 +63,15 @@ def test_the_options_keep_array_expressions_serial_in_every_signature():
         np.testing.assert_array_equal(only(a), everything(a))
     assert _count_parfors(only) == [1, 1]
     assert _count_parfors(everything) == [2, 2]
+
+
+@settings(max_examples=scaled(0.5))
+@given(st.lists(st.floats(0, 1e6), min_size=1, max_size=40), st.integers(1, 8))
+def test_dealing_balances_within_the_largest_item(costs, lanes):
+    """Longest processing time first: each lane's load is within the largest item of the
+    least loaded lane's (the greedy invariant), and every item has one owner."""
+    costs = np.array(costs)
+    owner = deal(costs, lanes)
+    assert owner.min() >= 0 and owner.max() < lanes
+    load = np.bincount(owner, weights=costs, minlength=lanes)
+    assert load.max() - load.min() <= costs.max() + 1e-9 * costs.sum()

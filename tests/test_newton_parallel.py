@@ -1,5 +1,5 @@
 """A level's column scans on several threads (``kernels/newton_parallel.py``): the same tree
-for any number of threads, the batches, the dealing, and the thread parameters of the API."""
+for any number of threads, the batches, and the thread parameters of the API."""
 
 from types import FunctionType
 
@@ -101,18 +101,6 @@ def test_a_batch_holds_at_most_its_budget_of_column_features():
     assert all(is_column[a:b].sum() <= 3 for a, b in zip(ends, ends[1:]))
     assert ends == [0, 4, 8, 13, 17, 21]   # each batch ends after its third
     assert newton_parallel.batch_end(is_column, 0, 10 ** 9) == 1   # one feature at least
-
-
-@settings(max_examples=scaled(0.5))
-@given(st.lists(st.floats(0, 1e6), min_size=1, max_size=40), st.integers(1, 8))
-def test_dealing_balances_within_the_largest_item(costs, n_threads):
-    """Longest processing time first: each thread's load is within the largest item of the
-    least loaded thread's (the greedy invariant), and every item has one owner."""
-    costs = np.array(costs)
-    owner = newton_parallel.deal(costs, n_threads)
-    assert owner.min() >= 0 and owner.max() < n_threads
-    load = np.bincount(owner, weights=costs, minlength=n_threads)
-    assert load.max() - load.min() <= costs.max() + 1e-9 * costs.sum()
 
 
 @pytest.mark.parametrize("value", [0, -2, 1.5, True, "2", None])

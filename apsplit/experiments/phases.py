@@ -42,7 +42,7 @@ from ..dataset import Dataset
 from ..finders import get_finder, kernel_task
 from ..kernels import coarse as cs
 from ..kernels.refine import new_refined, refine_survivors, survivors_of
-from ..kernels.search import TOL, run_exhaustive
+from ..kernels.search import TOL, class_totals, run_exhaustive
 from ..kernels.stats import sorted_rows
 from ..tree import grow_from_problem
 from .report import figure_class, publish, text_table, timed
@@ -151,7 +151,8 @@ def tree_nodes(problem, tree, leaves, max_depth, repeats=5):
                 hist = None
             found, seconds = timed(lambda: run_exhaustive(
                 params, data, work, task, coarse,
-                hist if hist is not None else cs.new_histogram(coarse, C), hist is not None),
+                hist if hist is not None else cs.new_histogram(coarse, C), hist is not None,
+                class_totals(task)),
                 repeats, min)
             ms["search"] = 1000.0 * seconds
             record["feature"] = int(feats[found.position]) if found.position >= 0 else -1
@@ -168,9 +169,9 @@ def _time_survivors(record, task, data, work, coarse, hist, repeats):
     """A node's bounds, canonical sums (the passes, no bin flagged), survivors' passes and
     the same passes at the node's limit (never lowered: s + inf), into ``record``, with
     its flagged coarse bins and the exact values (ranks) they hold."""
-    C, ms = task.n_classes, record["ms"]
+    ms = record["ms"]
     rows = task.index_order
-    totals = np.bincount(task.y[rows], task.w[rows], minlength=C)
+    totals = class_totals(task)
     n, tie = np.int64(rows.size), TOL * totals.sum()
     bounds = np.empty(coarse.offsets[-1])
     prefilter, seconds = timed(lambda: cs.survivors(
@@ -244,7 +245,8 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
     hist = cs.new_histogram(coarse, problem.n_classes)
     with ds.workspace(problem.n_classes) as work:  # its histogram built inside, as at a root
         root_search = _least_ms(lambda: run_exhaustive(
-            params._replace(n_threads=1), data, work, task, coarse, hist, False), repeats)
+            params._replace(n_threads=1), data, work, task, coarse, hist, False,
+            class_totals(task)), repeats)
     ms = root["ms"]
     phases = {"coarse histograms": ms["histogram"], "bounds": ms["bounds"],
               "survivors' passes": ms["survivors' passes"],

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from . import coarse as cs
-from .search import EXHAUSTIVE, run, run_exhaustive
+from .search import EXHAUSTIVE, class_totals, run, run_exhaustive
 from .sort import bisect_left, bisect_right
 from .state import Task
 from .stats import candidate_slots
@@ -103,14 +103,6 @@ def threshold_of(values, off, n_bins, left_rank, right_rank):
     if t >= hi or not np.isfinite(t):
         t = lo
     return t, bisect_right(values, off, off + n_bins, t) - off - 1
-
-
-@njit(cache=True)
-def _class_weights(rows, w, y, out):
-    for c in range(out.shape[0]):
-        out[c] = 0.0
-    for p in range(rows.shape[0]):
-        out[y[rows[p]]] += w[rows[p]]
 
 
 @njit(cache=True)
@@ -204,7 +196,7 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
     no_values = np.zeros(0)
     stack = np.empty((cap, 4), np.int64)  # node, start, end, depth
     segment = np.zeros((cap, 2), np.int64)  # each node's rows: by_index[start:end]
-    _class_weights(by_index, w, y, value[0])
+    value[0] = class_totals(task)
     n_samples[0] = n
     prefiltered = method == EXHAUSTIVE
     n_slots = min(max_depth + 1, 8) if prefiltered else 0
@@ -243,7 +235,7 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
             if not ready and len(free) > 0:
                 slot_of[node] = free.pop()
             hist = pre.pool[slot_of[node]] if slot_of[node] >= 0 else cs.new_histogram(coarse, C)
-            found = run_exhaustive(params, data, work, here, coarse, hist, ready)
+            found = run_exhaustive(params, data, work, here, coarse, hist, ready, value[node])
         else:
             found = run(method, params, data, work, here)
         assessments[node] = found.assessments

@@ -5,9 +5,12 @@ what each item computes does not depend on the lanes, so neither do the
 results.  Waking a thread costs tens of microseconds, so a loop gets one lane
 per ``MIN_WORK_PER_LANE`` visits of its work (rows x features, entries, bins),
 at most ``n_threads`` and its number of items; with one lane the caller runs
-the loop on its own thread, without a parallel region.
+the loop on its own thread, without a parallel region.  Items of unequal cost are
+dealt to the lanes by it (``deal``): numba's OpenMP layer splits a ``prange`` into
+equal static shares, so a loop over lanes balances only what it is given.
 """
 
+import numpy as np
 from numba import njit
 from numba.core.cpu import ParallelOptions
 
@@ -31,3 +34,16 @@ PRANGE_ONLY = ParallelOptions({"prange": True, "numpy": False, "reduction": Fals
 def lane_count(n_threads, n_items, work):
     """The lanes of a loop over ``n_items`` items holding ``work`` visits in all."""
     return max(1, min(n_threads, n_items, work // MIN_WORK_PER_LANE))
+
+
+@njit(cache=True)
+def deal(costs, lanes):
+    """The lane of each item: by decreasing cost, each to the least loaded lane (a
+    lane then carries at most the least loaded one's cost plus the largest item's)."""
+    owner = np.zeros(costs.shape[0], np.int64)
+    load = np.zeros(lanes)
+    for i in np.argsort(-costs, kind="mergesort"):
+        lane = np.argmin(load)
+        owner[i] = lane
+        load[lane] += costs[i]
+    return owner

@@ -46,7 +46,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .lanes import lane_count
+from .lanes import deal, lane_count
 from .newton_hist import scan_bins
 from .newton_split import Best, Running, scan_feature
 
@@ -155,18 +155,6 @@ def batch_end(is_column, first, m):
         room -= is_column[j]
         j += 1
     return j
-
-
-@njit(cache=True)
-def deal(costs, n_threads):
-    """The thread of each item: by decreasing cost, each to the least loaded thread."""
-    owner = np.zeros(costs.shape[0], np.int64)
-    load = np.zeros(n_threads)
-    for i in np.argsort(-costs, kind="mergesort"):
-        t = np.argmin(load)
-        owner[i] = t
-        load[t] += costs[i]
-    return owner
 
 
 def _scan_lane(cols, rows, features, allowed, level, params, batch, owner, lane):

@@ -37,7 +37,8 @@ from canonical weights as a coarse bin's bound is, so the argument that
 excludes a bin (``coarse`` docstring) excludes the run.  A run that may win
 is summed again from L_0, the same additions, and evaluated rank by rank.
 
-``refine_survivors`` refines the survivors on several threads: a feature's
+``refine_survivors`` refines the survivors on several threads, dealt by the
+rows their passes read (``lanes.deal``): a feature's
 pass touches only its own bins of the workspace, each feature's result goes to
 its own row, and the threads share the limits their splits lower.  So a row may
 depend on the threads where the limit pruned it, but the optimum's row and those
@@ -52,7 +53,7 @@ import numpy as np
 from numba import njit, prange
 
 from .coarse import box_bound
-from .lanes import PRANGE_ONLY, lane_count
+from .lanes import PRANGE_ONLY, deal, lane_count
 from .stats import _full_split, canonical_pass
 
 
@@ -449,8 +450,26 @@ def boundary_ranks(data, task, coarse, k, b):
 
 
 @njit(cache=True)
-def _refine_lane(data, work, task, coarse, survivors, out, lane, lanes, published):
-    """``refined_best`` of the survivors j = lane (mod lanes), in order, each under the
+def _rows_read(data, task, coarse, survivors):
+    """Per survivor, about the rows its pass reads: the node's (none for a two-level
+    feature at a root, whose coarse sums are read) and those of its coarse bins within
+    the node's limit.  They depend on the node alone, not on the threads' timing."""
+    F = survivors.features.shape[0]
+    n = task.index_order.shape[0]
+    read_sums = survivors.summed and n == coarse.codes.shape[1]
+    rows = np.empty(F)
+    for j in range(F):
+        k = survivors.features[j]
+        rows[j] = 0 if read_sums and data.two_level[k] else n
+        for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
+            if survivors.bounds[b] <= survivors.limit:
+                rows[j] += survivors.node_counts[b]
+    return rows
+
+
+@njit(cache=True)
+def _refine_lane(data, work, task, coarse, survivors, out, lane, lane_of, published):
+    """``refined_best`` of the survivors dealt to ``lane`` (``lane_of``), in order, each under the
     least limit found so far: the node's, lowered to a found split's score plus the
     margin (``coarse.survivors``), by this lane or by another (``published[l]``: lane
     l's limit).  Each published value is a limit, whenever it is read; which one a lane
@@ -458,8 +477,10 @@ def _refine_lane(data, work, task, coarse, survivors, out, lane, lanes, publishe
     the rows of the optimum and the splits within the tie window of it: those are
     never pruned (``coarse.survivors``), so neither is the split chosen."""
     limit = survivors.limit
-    for j in range(lane, survivors.features.shape[0], lanes):
-        for other in range(lanes):
+    for j in range(survivors.features.shape[0]):
+        if lane_of[j] != lane:
+            continue
+        for other in range(published.shape[0]):
             limit = min(limit, published[other])
         refined_best(data, work, task, coarse, survivors, j, limit, out)
         limit = min(limit, out.scores[j] + survivors.margin)
@@ -469,16 +490,17 @@ def _refine_lane(data, work, task, coarse, survivors, out, lane, lanes, publishe
 @njit(cache=True, parallel=PRANGE_ONLY)
 def refine_survivors(data, work, task, coarse, survivors, out, n_threads):
     """``refined_best`` of every survivor ``survivors.features[j]`` into row j of ``out``
-    (a ``Refined``), dealt round-robin to ``n_threads`` threads that share the limits
-    their splits lower (``_refine_lane``)."""
+    (a ``Refined``), dealt to ``n_threads`` threads by the rows they read (``_rows_read``),
+    which share the limits their splits lower (``_refine_lane``)."""
     F = survivors.features.shape[0]
     lanes = lane_count(n_threads, F, F * task.index_order.shape[0])
     published = np.full(lanes, survivors.limit)
     if lanes == 1:
-        _refine_lane(data, work, task, coarse, survivors, out, np.int64(0), np.int64(1),
-                     published)
+        _refine_lane(data, work, task, coarse, survivors, out, np.int64(0),
+                     np.zeros(F, np.int64), published)
     else:
+        lane_of = deal(_rows_read(data, task, coarse, survivors), lanes)
         # prange's index is unsigned: cast, or the callee compiles twice
         for lane in prange(lanes):
-            _refine_lane(data, work, task, coarse, survivors, out, np.int64(lane), lanes,
+            _refine_lane(data, work, task, coarse, survivors, out, np.int64(lane), lane_of,
                          published)

@@ -181,7 +181,15 @@ def sparse_buckets(data, work, order, feats, slot):
 
 @njit(cache=True)
 def sorted_rows(order, n_rows):
-    """The rows of ``order`` in increasing order, in O(n_rows) (no comparison sort)."""
+    """The rows of ``order`` in increasing order, in O(n_rows) (no comparison sort);
+    ``order`` itself if it is (the exhaustive rounds' rows are)."""
+    increasing = True
+    for p in range(1, order.shape[0]):
+        if order[p] <= order[p - 1]:
+            increasing = False
+            break
+    if increasing:
+        return order
     flag = np.zeros(n_rows, np.uint8)
     for p in range(order.shape[0]):
         flag[order[p]] = 1
