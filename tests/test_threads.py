@@ -20,9 +20,16 @@ def test_the_benchmark_checks_the_models_and_writes_its_results(capsys, tmp_path
     for name in ("apsplit Newton", "apsplit AdaBoost"):
         assert models[name]["same"] == {"1": True, "2": True}
     assert all(s > 0 for m in models.values() for s in m["seconds"].values())
+    parts = models["apsplit AdaBoost"]["parts"]
+    for t in ("1", "2"):  # the fastest fit, part by part: the parts add up to it
+        assert list(parts[t]) == threads.ADABOOST_PARTS
+        assert parts[t]["trees"] > 0 and parts[t]["rounds' bookkeeping"] > 0
+        assert sum(parts[t].values()) == pytest.approx(models["apsplit AdaBoost"]["seconds"][t])
+    assert all(not m["parts"] for name, m in models.items() if name != "apsplit AdaBoost")
     assert plot_path.stat().st_size > 0
     out = capsys.readouterr().out
     assert "speed-up 2" in out and "NO" not in out
+    assert "rounds' bookkeeping" in out
 
 
 def test_a_different_model_is_reported():

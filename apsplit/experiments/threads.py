@@ -12,7 +12,10 @@ For every dataset and every thread count of ``threads``, in one run:
   hessian sum >= 1 per child; LightGBM with 2^6 leaves), on as many threads.
 
 Seconds: the least of ``repeats`` fits after an untimed one (numba's kernels compiled or
-loaded, the libraries warm).  ``speed-up``: a model's 1-thread seconds over its seconds
+loaded, the libraries warm).  AdaBoost's fastest fit at each count is split into its
+parts: its trees (``grow``, one kernel call each), the rounds' bookkeeping between them
+(the trees' predictions, the new weights, the votes: one thread) and the rest (binning
+X, the labels, the first order).  ``speed-up``: a model's 1-thread seconds over its seconds
 at the count, from the same run.  ``same``: apsplit's model at the count equals its
 1-thread model (every tree's arrays for Newton, the decision function for AdaBoost),
 as it must.  A speed-up needs the cores to be idle: on a shared machine the figures
@@ -43,27 +46,35 @@ def _newton_params(n_classes):
     return {**NEWTON, "objective": "binary:logistic"}
 
 
+ADABOOST_PARTS = ["trees", "rounds' bookkeeping", "binning and the rest"]
+
+
 def _tree_digest(bst):
     return [np.concatenate([tree.feature.astype(float), tree.threshold, tree.value])
             for tree in bst.trees]
 
 
 def _models(n_classes, rounds):
-    """[(name, fit(X, y, threads) -> digest or None)]."""
+    """[(name, fit(X, y, threads) -> (digest or None, {part: seconds} or None))]: the
+    parts but "the rest", which the caller has from its clock."""
     params = _newton_params(n_classes)
     xgb, lgb = optional_library("xgboost"), optional_library("lightgbm")
 
     def newton(X, y, threads):
         return _tree_digest(train({**params, "nthread": threads}, DMatrix(X, label=y), rounds,
-                                  verbose_eval=False))
+                                  verbose_eval=False)), None
 
     def adaboost(X, y, threads):
         model = APBoostClassifier(n_estimators=rounds, max_depth=3, n_jobs=threads).fit(X, y)
-        return [model.decision_function(X[:2000])]
+        trees = sum(record["seconds"] for record in model.history_)
+        rounds_total = sum(record["round_seconds"] for record in model.history_)
+        return [model.decision_function(X[:2000])], {
+            "trees": trees, "rounds' bookkeeping": rounds_total - trees}
 
     def xgboost_exact(X, y, threads):
         xgb.train({**params, "tree_method": "exact", "nthread": threads},
                   xgb.DMatrix(X, label=y), rounds)
+        return None, None
 
     def lightgbm(X, y, threads):
         lgb_params = {"objective": "multiclass" if n_classes > 2 else "binary",
@@ -72,6 +83,7 @@ def _models(n_classes, rounds):
                       "min_sum_hessian_in_leaf": 1.0, "min_data_in_leaf": 1,
                       "num_threads": threads, "verbose": -1, "deterministic": True}
         lgb.train(lgb_params, lgb.Dataset(X, label=y), rounds)
+        return None, None
 
     return [("apsplit Newton", newton), ("apsplit AdaBoost", adaboost),
             ("XGBoost exact", xgboost_exact), ("LightGBM", lightgbm)]
@@ -83,24 +95,29 @@ def _same(a, b):
 
 
 def run_dataset(name, X, y, rounds, threads, repeats):
-    """{"dataset", "rows", "features", "models": [{"model", "seconds": {t: s}, "same": {t: bool}}]}."""
+    """{"dataset", "rows", "features", "models": [{"model", "seconds": {t: s}, "same": {t:
+    bool}, "parts": {t: {part: s}} (AdaBoost's, of its fastest fit; else empty)}]}."""
     n_classes = int(np.max(y)) + 1
     models = []
     for model, fit in _models(n_classes, rounds):
         fit(X, y, threads[0])  # untimed: compile or load, warm up
-        seconds, same, first = {}, {}, None
+        seconds, same, parts, first = {}, {}, {}, None
         for t in threads:
             best = np.inf
             for _ in range(repeats):
                 start = time.perf_counter()
-                digest = fit(X, y, t)
-                best = min(best, time.perf_counter() - start)
+                digest, fit_parts = fit(X, y, t)
+                elapsed = time.perf_counter() - start
+                if elapsed < best and fit_parts is not None:
+                    parts[str(t)] = {**fit_parts, ADABOOST_PARTS[-1]: elapsed - sum(
+                        fit_parts.values())}
+                best = min(best, elapsed)
             seconds[str(t)] = best
             if first is None:
                 first = digest
             if digest is not None:
                 same[str(t)] = _same(digest, first)
-        models.append({"model": model, "seconds": seconds, "same": same})
+        models.append({"model": model, "seconds": seconds, "same": same, "parts": parts})
     return {"dataset": name, "rows": int(X.shape[0]), "features": int(X.shape[1]),
             "models": models}
 
@@ -134,7 +151,22 @@ def format_table(result):
                         ["—" if not same else ("yes" if all(same.values()) else "NO")])
     load = ", ".join(f"{x:.2f}" for x in result["load_average"])
     return (f"{result['rounds']} rounds, least of {result['repeats']} fits, load average "
-            f"after the run {load} ({result['cpus']} CPUs)\n\n" + text_table(header, rows, 2))
+            f"after the run {load} ({result['cpus']} CPUs)\n\n" + text_table(header, rows, 2)
+            + "\n\napsplit AdaBoost's fastest fits, part by part:\n\n"
+            + _format_parts(result, threads))
+
+
+def _format_parts(result, threads):
+    header = ["dataset", "part"] + [f"{t} thr s" for t in threads] + \
+        [f"speed-up {t}" for t in threads[1:]]
+    rows = []
+    for d in result["datasets"]:
+        for m in d["models"]:
+            for part in ADABOOST_PARTS if m["parts"] else []:
+                s = {t: m["parts"][t][part] for t in threads}
+                rows.append([d["dataset"], part] + [f"{s[t]:.3f}" for t in threads] +
+                            [f"{s[threads[0]] / s[t]:.2f}x" for t in threads[1:]])
+    return text_table(header, rows, 2)
 
 
 def plot(result, path):
