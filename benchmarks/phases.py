@@ -4,6 +4,7 @@ and canonical sums), beside LightGBM's time per tree (apsplit.experiments.phases
 the repository root:
 
     python -m benchmarks.phases --data higgs7k --size 56000 --rounds 30
+    python -m benchmarks.phases --data higgs7k --size 56000 --rounds 30 --threads 2
 """
 
 import argparse
@@ -22,12 +23,15 @@ def main(argv=None):
     add_size_argument(parser)
     parser.add_argument("--repeats", type=count(1), default=5,
                         help="timed calls per phase, the least kept (default 5)")
+    parser.add_argument("--threads", type=count(1), default=1,
+                        help="threads of every phase, the tree and LightGBM (default 1)")
     args = parser.parse_args(argv)
     require_plotting(parser)
     data = paper.sweep_data(parser, args)
     X, y = pooled(data["X"], data["y"], args.size)
     try:
-        result = phases.run(X, y, data["name"], args.rounds, args.depth, repeats=args.repeats)
+        result = phases.run(X, y, data["name"], args.rounds, args.depth, repeats=args.repeats,
+                            threads=args.threads)
     except ValueError as exc:
         parser.error(str(exc))
     phases.report(result, args.json, args.plot)

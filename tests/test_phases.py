@@ -38,7 +38,25 @@ def test_command(tmp_path, capsys):
                                 "--plot", str(tmp_path / "p.png")]) == 0
     assert json.loads(out.read_text())["rows"] == 500
     assert (tmp_path / "p.png").stat().st_size > 0
-    assert "survivors' passes" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "survivors' passes" in printed and "trees, one thread:" in printed
+
+
+def test_on_two_threads_the_phases_search_the_same_nodes_alike(capsys):
+    """``--threads 2``: every phase on two threads; the nodes, their histograms and the
+    splits their searches return are the one-thread run's."""
+    X, y, _ = load_satimage()
+    X, y = X[:600], y[:600]
+    one = phases.run(X, y, "satimage", rounds=3, depth=3, repeats=1)
+    two = phases.run(X, y, "satimage", rounds=3, depth=3, repeats=1, threads=2)
+    assert (one["threads"], two["threads"]) == (1, 2)
+    keys = ("node", "rows", "histogram", "survivors", "feature")
+    assert [[node[k] for k in keys] for node in two["nodes"]] == \
+        [[node[k] for k in keys] for node in one["nodes"]]
+    assert "trees, 2 threads:" in phases.format_table(two)
+    with pytest.raises(SystemExit):
+        phases_command.main(["--data", "satimage", "--threads", "0"])
+    assert "--threads" in capsys.readouterr().err
 
 
 def test_sparse_data_is_refused(capsys):

@@ -27,7 +27,9 @@ tree on the same rows, binned beforehand (``rounds`` rounds of depth-``depth``
 trees), when it is installed, for scale.  The histograms and the canonical sums
 are the floor of this search: every split's canonical left weights are
 prefixes of them (``refine``), so a searched node pays them even when no bin is
-flagged.  Used by ``python -m benchmarks.phases``; one thread throughout.
+flagged.  Used by ``python -m benchmarks.phases``; every phase, the tree and
+LightGBM on ``threads`` threads (one by default): run at one and at two, it shows
+which phases the second thread speeds up.
 """
 
 import math
@@ -39,7 +41,7 @@ import scipy.sparse as sp
 
 from ..adapters.boosting import AdaBoost
 from ..dataset import Dataset
-from ..finders import get_finder, kernel_task
+from ..finders import Exhaustive, kernel_task
 from ..kernels import coarse as cs
 from ..kernels.refine import new_refined, refine_survivors, survivors_of
 from ..kernels.search import TOL, class_totals, run_exhaustive
@@ -75,10 +77,10 @@ def _least_ms(call, repeats):
     return 1000.0 * timed(call, repeats, min)[1]
 
 
-def _lightgbm_ms(X, y, rounds, depth):
-    """LightGBM's ms per tree, its data binned beforehand (as apsplit's Dataset is): one
-    thread, ``rounds`` rounds of depth-``depth`` trees (one per class with more than two
-    classes); None if it is not installed."""
+def _lightgbm_ms(X, y, rounds, depth, threads):
+    """LightGBM's ms per tree, its data binned beforehand (as apsplit's Dataset is): on
+    ``threads`` threads, ``rounds`` rounds of depth-``depth`` trees (one per class with
+    more than two classes); None if it is not installed."""
     try:
         import lightgbm
     except ImportError:  # the table says which extra installs it (LIGHTGBM_MISSING)
@@ -86,7 +88,7 @@ def _lightgbm_ms(X, y, rounds, depth):
     n_classes = int(np.max(y)) + 1
     params = {"objective": "binary"} if n_classes == 2 else {"objective": "multiclass",
                                                               "num_class": n_classes}
-    params.update(max_depth=depth, num_leaves=2 ** depth, min_child_samples=1, num_threads=1,
+    params.update(max_depth=depth, num_leaves=2 ** depth, min_child_samples=1, num_threads=threads,
                   seed=0, verbose=-1)
     data = lightgbm.Dataset(X, y, params=params).construct()
     start = time.perf_counter()
@@ -111,7 +113,7 @@ def _searched(tree, node, depth, max_depth, n_rows, min_leaf):
             and np.count_nonzero(tree.value[node] > 0.0) >= 2)
 
 
-def tree_nodes(problem, tree, leaves, max_depth, repeats=5):
+def tree_nodes(problem, tree, leaves, max_depth, repeats=5, threads=1):
     """Every node ``build.grow`` searched growing ``tree`` (exhaustive, from ``problem``,
     ``leaves`` the leaf of every row), in node order: {"node", "depth", "rows",
     "histogram" ("summed", "subtracted", or "none": the plain search, where the prefilter
@@ -119,12 +121,12 @@ def tree_nodes(problem, tree, leaves, max_depth, repeats=5):
     -1 if none), "ms": {phase: least ms, None where the node has no such phase}}.  A node's
     coarse histogram is the grower's: summed from its rows at the root, at a smaller child
     and below a node without one; its parent's minus its sibling's at a larger child
-    (timed with ``subtract`` alone, on copies of the parent's made beforehand)."""
-    finder = get_finder("exhaustive")
-    params = finder.kernel_params()._replace(n_threads=1)
+    (timed with ``subtract`` alone, on copies of the parent's made beforehand).  Every
+    phase on ``threads`` threads."""
+    params = Exhaustive(threads).kernel_params()
     ds = problem.dataset
     data, coarse, C = ds.kernel_data(), ds.coarse_bins(), problem.n_classes
-    one = np.int64(1)
+    lanes = np.int64(params.n_threads)
     rows_of = _rows_of_nodes(tree, leaves)
     depth_of, ready, nodes = {0: 0}, {}, []
     with ds.workspace(C) as work:
@@ -145,7 +147,7 @@ def tree_nodes(problem, tree, leaves, max_depth, repeats=5):
             elif cs.pays(coarse, data.bin_offsets, feats, n):
                 hist = cs.new_histogram(coarse, C)
                 ms["histogram"] = _least_ms(lambda: cs.build_dense(
-                    coarse, feats, task.index_order, task.w, task.y, hist, one), repeats)
+                    coarse, feats, task.index_order, task.w, task.y, hist, lanes), repeats)
                 record["histogram"] = "summed"
             else:
                 hist = None
@@ -157,18 +159,18 @@ def tree_nodes(problem, tree, leaves, max_depth, repeats=5):
             ms["search"] = 1000.0 * seconds
             record["feature"] = int(feats[found.position]) if found.position >= 0 else -1
             if hist is not None:
-                _time_survivors(record, task, data, work, coarse, hist, repeats)
+                _time_survivors(record, task, data, work, coarse, hist, repeats, lanes)
                 if depth + 1 < max_depth and tree.children_left[node] >= 0:
                     ready.update(_children_histograms(tree, node, rows_of, task, coarse, hist,
-                                                      repeats))
+                                                      repeats, lanes))
             nodes.append(record)
     return nodes
 
 
-def _time_survivors(record, task, data, work, coarse, hist, repeats):
+def _time_survivors(record, task, data, work, coarse, hist, repeats, lanes):
     """A node's bounds, canonical sums (the passes, no bin flagged), survivors' passes and
     the same passes at the node's limit (never lowered: s + inf), into ``record``, with
-    its flagged coarse bins and the exact values (ranks) they hold."""
+    its flagged coarse bins and the exact values (ranks) they hold; on ``lanes`` threads."""
     ms = record["ms"]
     rows = task.index_order
     totals = class_totals(task)
@@ -176,16 +178,17 @@ def _time_survivors(record, task, data, work, coarse, hist, repeats):
     bounds = np.empty(coarse.offsets[-1])
     prefilter, seconds = timed(lambda: cs.survivors(
         coarse, task.feats, data.categorical, hist, totals, n, task.crit, task.min_leaf, tie,
-        bounds, np.int64(1)), repeats, min)
+        bounds, lanes), repeats, min)
     ms["bounds"] = 1000.0 * seconds
     survivors = survivors_of(task, task.feats, prefilter, bounds, hist, totals)
     none_flagged = survivors._replace(bounds=np.full_like(bounds, math.inf))
-    ms["canonical sums"] = _least_ms(lambda: _refined(data, work, task, coarse, none_flagged),
-                                     repeats)
-    out, seconds = timed(lambda: _refined(data, work, task, coarse, survivors), repeats, min)
+    ms["canonical sums"] = _least_ms(
+        lambda: _refined(data, work, task, coarse, none_flagged, lanes), repeats)
+    out, seconds = timed(lambda: _refined(data, work, task, coarse, survivors, lanes), repeats,
+                         min)
     ms["survivors' passes"] = 1000.0 * seconds
     ms["... at the node's limit"] = _least_ms(lambda: _refined(
-        data, work, task, coarse, survivors._replace(margin=math.inf)), repeats)
+        data, work, task, coarse, survivors._replace(margin=math.inf), lanes), repeats)
     kept = survivors.features
     flags = [bounds[coarse.offsets[k]:coarse.offsets[k + 1]] <= prefilter.limit for k in kept]
     spans = [coarse.span[coarse.offsets[k]:coarse.offsets[k + 1]] for k in kept]
@@ -199,22 +202,23 @@ def _time_survivors(record, task, data, work, coarse, hist, repeats):
         walked_ranks=int(out.walked.sum()))
 
 
-def _refined(data, work, task, coarse, survivors):
+def _refined(data, work, task, coarse, survivors, lanes):
     out = new_refined(survivors.features.size, task.n_classes)
-    refine_survivors(data, work, task, coarse, survivors, out, np.int64(1))
+    refine_survivors(data, work, task, coarse, survivors, out, lanes)
     return out
 
 
-def _children_histograms(tree, node, rows_of, task, coarse, hist, repeats):
-    """{child: (histogram, kind, ms)} of a split node's children, as the grower makes them."""
+def _children_histograms(tree, node, rows_of, task, coarse, hist, repeats, lanes):
+    """{child: (histogram, kind, ms)} of a split node's children, as the grower makes them
+    (the smaller's summed on ``lanes`` threads)."""
     left, right = tree.children_left[node], tree.children_right[node]
     small, large = ((left, right) if 2 * rows_of[left].size <= rows_of[node].size
                     else (right, left))
-    C, one = task.n_classes, np.int64(1)
+    C = task.n_classes
     small_hist = cs.new_histogram(coarse, C)
     small_rows = rows_of[small]
     small_ms = _least_ms(lambda: cs.build_dense(coarse, task.feats, small_rows, task.w, task.y,
-                                                small_hist, one), repeats)
+                                                small_hist, lanes), repeats)
     parent_weight = float(tree.value[node].sum())
     copies = [cs.NodeHistogram(*(field.copy() for field in hist)) for _ in range(repeats + 1)]
     large_hist = copies[-1]
@@ -223,20 +227,21 @@ def _children_histograms(tree, node, rows_of, task, coarse, hist, repeats):
     return {small: (small_hist, "summed", small_ms), large: (large_hist, "subtracted", large_ms)}
 
 
-def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
-    """{"dataset", "rows", "features", "rounds", "depth", "criterion", "survivors",
-    "flagged_share", "flagged_bins", "flagged_ranks", "walked_ranks", "phases": {phase:
-    least ms}, "nodes": ``tree_nodes`` of the last round's tree, "lightgbm_tree_ms"}."""
+def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5, threads=1):
+    """{"dataset", "rows", "features", "rounds", "depth", "criterion", "threads",
+    "survivors", "flagged_share", "flagged_bins", "flagged_ranks", "walked_ranks",
+    "phases": {phase: least ms}, "nodes": ``tree_nodes`` of the last round's tree,
+    "lightgbm_tree_ms"}, timed on ``threads`` threads (-1: every core)."""
     if sp.issparse(X):
         raise ValueError("the phases are timed on dense data (the sparse search has no "
                          "survivors' passes)")
     X = np.asarray(X, dtype=np.float64)
     ds = Dataset(X, prefilter=True)  # the prefilter at every node: the root has its phases
     problem = last_round_root(ds, y, rounds, depth, criterion)
-    finder = get_finder("exhaustive")
+    finder = Exhaustive(threads)
     (tree, leaves), seconds = timed(lambda: grow_from_problem(problem, finder, depth, True),
                                     repeats, min)
-    nodes = tree_nodes(problem, tree, leaves, depth, repeats)
+    nodes = tree_nodes(problem, tree, leaves, depth, repeats, finder.n_threads)
     root = nodes[0]
     if root["node"] != 0:
         raise ValueError("the last round's root was not searched (one class, or too few rows)")
@@ -245,7 +250,7 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
     hist = cs.new_histogram(coarse, problem.n_classes)
     with ds.workspace(problem.n_classes) as work:  # its histogram built inside, as at a root
         root_search = _least_ms(lambda: run_exhaustive(
-            params._replace(n_threads=1), data, work, task, coarse, hist, False,
+            params, data, work, task, coarse, hist, False,
             class_totals(task)), repeats)
     ms = root["ms"]
     phases = {"coarse histograms": ms["histogram"], "bounds": ms["bounds"],
@@ -254,10 +259,11 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5):
               "root search": root_search, "tree": 1000.0 * seconds}
     return {"dataset": name, "rows": int(X.shape[0]), "features": int(X.shape[1]),
             "rounds": rounds, "depth": depth, "criterion": criterion,
+            "threads": finder.n_threads,
             **{key: root[key] for key in ("survivors", "flagged_share", "flagged_bins",
                                           "flagged_ranks", "walked_ranks")},
             "phases": phases, "nodes": nodes,
-            "lightgbm_tree_ms": _lightgbm_ms(X, y, rounds, depth)}
+            "lightgbm_tree_ms": _lightgbm_ms(X, y, rounds, depth, finder.n_threads)}
 
 
 def format_table(result):
@@ -273,7 +279,8 @@ def format_table(result):
         rows.append(["LightGBM, per tree", LIGHTGBM_MISSING, ""])
     return "\n".join([
         f"{result['dataset']} ({result['rows']:,} rows x {F} features), the root of AdaBoost's "
-        f"round {result['rounds']}, depth-{result['depth']} {result['criterion']} trees: "
+        f"round {result['rounds']}, depth-{result['depth']} {result['criterion']} trees, "
+        f"{_threads(result)}: "
         f"{result['survivors']} of {F} features survive, "
         f"{100 * result['flagged_share']:.1f}% of their coarse bins flagged, holding "
         f"{result['flagged_ranks'] / max(result['survivors'], 1):,.0f} exact values per survivor, "
@@ -281,6 +288,11 @@ def format_table(result):
         "under the limits found splits lower",
         text_table(["phase", "ms (least)", "ms per feature"], rows, n_left=1),
         "", _format_nodes(result)])
+
+
+def _threads(result):
+    threads = result["threads"]
+    return "one thread" if threads == 1 else f"{threads} threads"
 
 
 def node_totals(result):
@@ -324,7 +336,7 @@ def plot(result, path):
     values = list(result["phases"].values()) + (
         [result["lightgbm_tree_ms"]] if result["lightgbm_tree_ms"] else [])
     ax.barh(names[::-1], values[::-1])
-    ax.set_xlabel("milliseconds (least of repeats, one thread)")
+    ax.set_xlabel(f"milliseconds (least of repeats, {_threads(result)})")
     ax.set_title(f"{result['dataset']} ({result['rows']:,} rows), round {result['rounds']}")
     _plot_nodes(by_node, result["nodes"])
     Path(path).parent.mkdir(parents=True, exist_ok=True)
