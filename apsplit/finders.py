@@ -16,8 +16,9 @@ from .dataset import Dataset
 from .kernels.categorical import MAX_SUBSET_CATEGORIES
 from .kernels.criteria import BOUNDS, CRITERIA
 from .kernels.coarse import new_histogram
-from .kernels.search import EXHAUSTIVE, METHODS, class_totals, run, run_exhaustive
+from .kernels.search import EXHAUSTIVE, METHODS, run, run_exhaustive
 from .kernels.state import Params, Task
+from .kernels.stats import class_totals
 from .parallel import check_threads
 from .split import Split
 
@@ -109,7 +110,8 @@ class _KernelFinder(Finder):
                 coarse = ds.coarse_bins()
                 found = run_exhaustive(self.kernel_params(), ds.kernel_data(), work, task, coarse,
                                        new_histogram(coarse, problem.n_classes), False,
-                                       class_totals(task))
+                                       class_totals(task.index_order, task.w, task.y,
+                                                    problem.n_classes))
             else:
                 found = run(method, self.kernel_params(), ds.kernel_data(), work, task)
         pos, left_rank, right_rank, score, total, children, node_weight, left_codes, scans = found

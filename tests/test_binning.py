@@ -64,9 +64,10 @@ REFERENCE_FIELDS = ("of_rank", "offsets", "span", "codes", "by_rank", "bin_rows"
 
 
 def _coarse_reference(codes, bin_offsets, two_level, max_bins):
-    """The CoarseBins fields of dense codes (``REFERENCE_FIELDS``), feature by feature in numpy: ``group_ranks`` of each
-    feature's rank counts, its examples' coarse bins, and a two-level feature's rows in a
-    stable argsort by rank, with where each coarse bin's rows start."""
+    """The CoarseBins fields of dense codes (``REFERENCE_FIELDS``), feature by feature in
+    numpy: ``group_ranks`` of each feature's rank counts, its examples' coarse bins, and a
+    two-level feature's rows in a stable argsort by rank, with where each coarse bin's rows
+    start."""
     from apsplit.kernels.coarse import group_ranks
     of_rank, offsets, span, coarse_codes, by_rank, bin_rows = [], [0], [], [], [], []
     position = 0

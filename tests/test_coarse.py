@@ -220,7 +220,8 @@ def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do(cut):
     child weights are the ones a histogram summed from its rows gives, bit for bit."""
     from apsplit.finders import get_finder
     from apsplit.kernels.refine import MOST_ROWS
-    from apsplit.kernels.search import class_totals, run_exhaustive
+    from apsplit.kernels.search import run_exhaustive
+    from apsplit.kernels.stats import class_totals
     ds, data, bins, parent, smaller, larger, w = _larger_child(cut)
     n = w.size
     assert (larger.index_order.size >= MOST_ROWS * n) == (cut < -1.0)
@@ -236,7 +237,8 @@ def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do(cut):
     params = get_finder("exhaustive").kernel_params()
     with ds.workspace(2) as work:
         found = [run_exhaustive(params, data, work, larger, bins, hist, True,
-                                class_totals(larger)) for hist in (subtracted, summed)]
+                                class_totals(larger.index_order, larger.w, larger.y, 2))
+                 for hist in (subtracted, summed)]
     assert found[0].position >= 0
     for a, b in zip(*found):
         np.testing.assert_array_equal(a, b)
@@ -436,6 +438,23 @@ def test_prefiltered_trees_are_the_unfiltered_trees(node, max_depth, setting, B,
                                  node.y, node.w, method=apsplit.Exhaustive(n_threads=-1),
                                  **options)
     assert_same_tree(threaded, tree)
+
+
+def test_each_nodes_class_weights_are_the_totals_its_search_is_given():
+    """The tree builder hands each prefiltered search the class weights it summed while
+    splitting the parent (``build.grow``): bit for bit the node's ``stats.class_totals``,
+    its rows' weights summed in index order, as every finder's search sums them."""
+    from apsplit.experiments.phases import _rows_of_nodes
+    from apsplit.kernels.stats import class_totals
+    X, y, _ = load_bundled("higgs7k")
+    X, y = X[:3000], y[:3000]
+    w = boosting_weights(len(y), seed=2)
+    ds = apsplit.Dataset(X, prefilter=True)
+    tree = apsplit.grow_tree(ds, y, w, max_depth=4, criterion="gini", method="exhaustive")
+    rows_of = _rows_of_nodes(tree, tree.apply(ds))
+    assert tree.node_count >= 15
+    for node, rows in rows_of.items():
+        np.testing.assert_array_equal(tree.value[node], class_totals(rows, w, y, 2))
 
 
 @pytest.mark.parametrize("criterion", oracle.CRITERIA)

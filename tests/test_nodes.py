@@ -50,8 +50,8 @@ def test_numbers_are_consistent(result):
         n, K = node["n_rows"], node["n_features"]
         bound = node["weight_order_bound"]
         assert count["exhaustive"] == n * K
-        # satimage: no feature grouped, so "auto" prefilters the nodes whose plain scans
-        # visit half their bins; its survivors are scanned once more
+        # satimage: no feature grouped, so "auto" prefilters the nodes of 8 rows per bin
+        # (``coarse.pays``); their survivors are scanned once more
         assert K <= node["methods"]["exhaustive"]["scans"] <= 2 * K
         assert all(r["scans"] >= K for r in node["methods"].values())
         assert n <= bound <= count["adaptive"] <= count["exhaustive"]

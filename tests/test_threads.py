@@ -21,9 +21,9 @@ def test_the_benchmark_checks_the_models_and_writes_its_results(capsys, tmp_path
         assert models[name]["same"] == {"1": True, "2": True}
     assert all(s > 0 for m in models.values() for s in m["seconds"].values())
     parts = models["apsplit AdaBoost"]["parts"]
-    for t in ("1", "2"):  # the fastest fit, part by part: the parts add up to it
+    for t in ("1", "2"):  # the fastest fit's parts (not another fit's): they add up to it
         assert list(parts[t]) == threads.ADABOOST_PARTS
-        assert parts[t]["trees"] > 0 and parts[t]["rounds' bookkeeping"] > 0
+        assert all(seconds > 0 for seconds in parts[t].values())  # binning X takes time too
         assert sum(parts[t].values()) == pytest.approx(models["apsplit AdaBoost"]["seconds"][t])
     assert all(not m["parts"] for name, m in models.items() if name != "apsplit AdaBoost")
     assert plot_path.stat().st_size > 0

@@ -44,8 +44,8 @@ from ..dataset import Dataset
 from ..finders import Exhaustive, kernel_task
 from ..kernels import coarse as cs
 from ..kernels.refine import new_refined, refine_survivors, survivors_of
-from ..kernels.search import TOL, class_totals, run_exhaustive
-from ..kernels.stats import sorted_rows
+from ..kernels.search import TOL, run_exhaustive
+from ..kernels.stats import class_totals, sorted_rows
 from ..tree import grow_from_problem
 from .report import figure_class, publish, text_table, timed
 
@@ -107,6 +107,10 @@ def _rows_of_nodes(tree, leaves):
     return rows
 
 
+def _totals(task):
+    return class_totals(task.index_order, task.w, task.y, task.n_classes)
+
+
 def _searched(tree, node, depth, max_depth, n_rows, min_leaf):
     """Whether ``build.grow`` searches the node (its rule for a leaf, before searching)."""
     return (depth < max_depth and n_rows >= max(2, 2 * min_leaf)
@@ -154,7 +158,7 @@ def tree_nodes(problem, tree, leaves, max_depth, repeats=5, threads=1):
             found, seconds = timed(lambda: run_exhaustive(
                 params, data, work, task, coarse,
                 hist if hist is not None else cs.new_histogram(coarse, C), hist is not None,
-                class_totals(task)),
+                _totals(task)),
                 repeats, min)
             ms["search"] = 1000.0 * seconds
             record["feature"] = int(feats[found.position]) if found.position >= 0 else -1
@@ -173,7 +177,7 @@ def _time_survivors(record, task, data, work, coarse, hist, repeats, lanes):
     its flagged coarse bins and the exact values (ranks) they hold; on ``lanes`` threads."""
     ms = record["ms"]
     rows = task.index_order
-    totals = class_totals(task)
+    totals = _totals(task)
     n, tie = np.int64(rows.size), TOL * totals.sum()
     bounds = np.empty(coarse.offsets[-1])
     prefilter, seconds = timed(lambda: cs.survivors(
@@ -251,7 +255,7 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5, thre
     with ds.workspace(problem.n_classes) as work:  # its histogram built inside, as at a root
         root_search = _least_ms(lambda: run_exhaustive(
             params, data, work, task, coarse, hist, False,
-            class_totals(task)), repeats)
+            _totals(task)), repeats)
     ms = root["ms"]
     phases = {"coarse histograms": ms["histogram"], "bounds": ms["bounds"],
               "survivors' passes": ms["survivors' passes"],

@@ -19,10 +19,10 @@ import numpy as np
 from numba import njit
 
 from . import coarse as cs
-from .search import EXHAUSTIVE, class_totals, run, run_exhaustive
+from .search import EXHAUSTIVE, run, run_exhaustive
 from .sort import bisect_left, bisect_right
 from .state import Task
-from .stats import candidate_slots
+from .stats import candidate_slots, class_totals
 
 LEAF = -1
 
@@ -196,7 +196,7 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
     no_values = np.zeros(0)
     stack = np.empty((cap, 4), np.int64)  # node, start, end, depth
     segment = np.zeros((cap, 2), np.int64)  # each node's rows: by_index[start:end]
-    value[0] = class_totals(task)
+    value[0] = class_totals(by_index, w, y, C)
     n_samples[0] = n
     prefiltered = method == EXHAUSTIVE
     n_slots = min(max_depth + 1, 8) if prefiltered else 0

@@ -779,20 +779,10 @@ def run(method, params, data, work, task):
 
 
 @njit(cache=True)
-def class_totals(task):
-    """The class weights of ``task``'s node, summed over its rows in index order: the
-    totals of every search of it (``node_arrays``)."""
-    totals = np.zeros(task.n_classes)
-    for p in range(task.index_order.shape[0]):
-        totals[task.y[task.index_order[p]]] += task.w[task.index_order[p]]
-    return totals
-
-
-@njit(cache=True)
 def run_exhaustive(params, data, work, task, coarse, hist, hist_ready, totals):
     """``run`` of the exhaustive search, prefiltered by the node's coarse histogram
     ``hist`` (built here unless ``hist_ready``; without it, the plain search where
-    ``coarse.pays`` says it does not pay), ``totals`` its ``class_totals`` (which the
+    ``coarse.pays`` says it does not pay), ``totals`` its ``stats.class_totals`` (which the
     tree builder sums as it splits the parent): the same split and score, computed
     canonically on the features ``coarse.survivors`` keeps (dense numeric ones by
     ``refine.refined_best``, only where they can win).  Every feature is still

@@ -127,7 +127,6 @@ def node_arrays(order, index_order, w, y, n_classes, prefixes):
     y_ord = np.empty(n, np.int64)
     cumw = np.zeros(n + 1 if prefixes else 0)
     cumcls = np.zeros((n + 1 if prefixes else 0, n_classes))
-    totals = np.zeros(n_classes)
     for p in range(n):
         i = order[p]
         w_ord[p] = w[i]
@@ -136,10 +135,17 @@ def node_arrays(order, index_order, w, y, n_classes, prefixes):
         for c in range(n_classes):
             cumcls[p + 1, c] = cumcls[p, c]
         cumcls[p + 1, y[i]] += w[i]
+    return w_ord, y_ord, cumw, cumcls, class_totals(index_order, w, y, n_classes)
+
+
+@njit(cache=True)
+def class_totals(index_order, w, y, n_classes):
+    """A node's class weights, summed over its rows in index order: the canonical totals
+    of every search of it (the tree builder sums its children's so as it splits it)."""
+    totals = np.zeros(n_classes)
     for p in range(index_order.shape[0]):
-        i = index_order[p]
-        totals[y[i]] += w[i]
-    return w_ord, y_ord, cumw, cumcls, totals
+        totals[y[index_order[p]]] += w[index_order[p]]
+    return totals
 
 
 @njit(cache=True)
