@@ -138,7 +138,8 @@ def test_auto_counts_only_the_features_grouped_into_coarse_bins():
 @given(st.integers(2, 5), st.sampled_from(sorted(CRITERIA)), st.data())
 def test_inner_bound_is_below_every_split_inside_the_bin(C, criterion, data):
     """Every placement of a bin's examples (not only those its values allow) scores at
-    least the bound: the vertex minimum (C <= 4) and the superadditive bound."""
+    least the bound: the vertex minimum (C <= 4, its two boundaries' scores given) or
+    the superadditive bound, as ``box_bound`` computes them."""
     weight = WEIGHT_KINDS[data.draw(st.sampled_from(["uniform", "extreme", "boosting"]))]
     draw_weights = st.lists(weight, min_size=C, max_size=C).map(np.array)
     prefix, suffix = data.draw(draw_weights), data.draw(draw_weights)
@@ -147,17 +148,19 @@ def test_inner_bound_is_below_every_split_inside_the_bin(C, criterion, data):
     w = np.array(data.draw(st.lists(weight, min_size=m, max_size=m)))
     B = np.bincount(labels, weights=w, minlength=C)
     totals = prefix + B + suffix
-    high, left, right = np.empty(C), np.empty(C), np.empty(C)
+    high, left, right = prefix + B, np.empty(C), np.empty(C)
     crit = CRITERIA[criterion]
-    vertex = coarse.inner_bound(crit, prefix, B[None, :], 0, totals, np.inf, high, left, right)
-    superadditive = coarse.inner_bound(crit, prefix, B[None, :], 0, totals, -np.inf, high, left,
-                                       right)
-    assert superadditive <= vertex + 1e-12 * totals.sum()  # rounding: ulps of the total
+    before = coarse._split_score(crit, prefix, totals, right)
+    after = coarse._split_score(crit, high, totals, right)
+    bound = coarse.inner_bound(crit, prefix, high, totals, before, after, left, right)
+    vertex = coarse.box_bound(crit, prefix, high, totals, np.inf, left, right)
+    superadditive = coarse.box_bound(crit, prefix, high, totals, -np.inf, left, right)
+    assert bound == (vertex if C <= coarse.MAX_VERTEX_CLASSES else superadditive)
     for side in itertools.product([False, True], repeat=m):
         L = prefix + np.bincount(labels[list(side)], weights=w[list(side)], minlength=C)
         R = totals - L
         score = L.sum() * oracle.impurity(L, criterion) + R.sum() * oracle.impurity(R, criterion)
-        assert vertex <= score + 1e-9 * totals.sum()
+        assert bound <= score + 1e-9 * totals.sum()
 
 
 @settings(max_examples=scaled(1.0))

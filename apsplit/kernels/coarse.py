@@ -13,9 +13,11 @@ the larger child, as LightGBM does) fit in L1, and:
   weights of the bins before b, x between 0 and the bin's class weights B,
   componentwise) score at least the minimum of f(L) + f(T - L) over that box.
   The score is concave in x (f is concave), so its minimum over the box is
-  at a vertex: ``box_bound`` enumerates the 2^C vertices for C <= 4, and
-  for more classes uses f(P) + f(T - P - B) (superadditivity: f(P + x) >=
-  f(P) and f(T - P - x) >= f(T - P - B)).
+  at a vertex: ``inner_bound`` takes the least of the 2^C vertices for C <= 4
+  (two of them, P and P + B, are the bin's boundaries, scored already: each
+  feature's boundaries and bounds take one pass over its bins), and for more
+  classes f(P) + f(T - P - B) (superadditivity: f(P + x) >= f(P) and
+  f(T - P - x) >= f(T - P - B)).
 
 A feature *survives* when its least boundary score or inner bound is within
 ``margin`` of g; ``survivors`` returns them in the order given, and the
@@ -346,56 +348,60 @@ def box_bound(crit, low, high, totals, limit, left, right):
 
 
 @njit(cache=True, inline='always')
-def inner_bound(crit, prefix, weights, b, totals, limit, high, left, right):
-    """A lower bound on the score of a split inside coarse bin b (class weights
-    B = weights[b]): ``box_bound`` over the box P <= L <= P + B (P = ``prefix``, the
-    class weights of the bins before b); ``high``, ``left``, ``right``: scratch."""
-    for c in range(prefix.shape[0]):
-        high[c] = prefix[c] + weights[b, c]
-    return box_bound(crit, prefix, high, totals, limit, left, right)
-
-
-@njit(cache=True)
-def _best_boundary(coarse, k, hist, totals, n, crit, min_leaf, left, right):
-    """Least score over feature k's admissible coarse boundaries (+inf if none)."""
-    weights, counts = hist.weights, hist.counts
-    lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
-    last = hi - 1
-    while last >= lo and counts[last] == 0:
-        last -= 1
-    best = math.inf
-    left[:] = 0.0
-    left_count = 0
-    for b in range(lo, last):
-        if counts[b] == 0:
-            continue
-        left_count += counts[b]
-        for c in range(left.shape[0]):
-            left[c] += weights[b, c]
-        if left_count >= min_leaf and n - left_count >= min_leaf:
-            best = min(best, _split_score(crit, left, totals, right))
+def inner_bound(crit, prefix, high, totals, before, after, left, right):
+    """A lower bound on the score of a split inside a coarse bin whose left weights
+    range over the box ``prefix`` <= L <= ``high`` (P, the bins before it, and P + B):
+    for C <= MAX_VERTEX_CLASSES the least score at the box's vertices (the score is
+    concave in L), of which P and P + B are the bin's boundaries, scored ``before``
+    and ``after``; for more classes f(P) + f(T - P - B) (f is superadditive and
+    nonnegative, so f(L) >= f(P) and f(T - L) >= f(T - P - B)).  ``left``,
+    ``right``: scratch."""
+    C = prefix.shape[0]
+    if C > MAX_VERTEX_CLASSES:
+        for c in range(C):
+            right[c] = totals[c] - high[c]
+        return split_value(crit, TIGHT, prefix, right, right, 0.0, False)[0]
+    best = min(before, after)
+    for mask in range(1, (1 << C) - 1):
+        for c in range(C):
+            left[c] = high[c] if (mask >> c) & 1 else prefix[c]
+        best = min(best, _split_score(crit, left, totals, right))
     return best
 
 
 @njit(cache=True)
-def _bin_bounds(coarse, k, hist, totals, crit, limit, prefix, high, left, right, bounds):
-    """Write to ``bounds`` a lower bound on the inner splits of each of feature k's coarse
-    bins (``inner_bound``; +inf for a bin without two of the node's examples and two
-    values: no inner split); returns the least.  A bound above ``limit`` may be the
-    looser superadditive one (``box_bound``): it stays above any lower limit."""
+def _feature_bounds(coarse, k, hist, totals, n, crit, min_leaf, bounds, least):
+    """One pass over feature k's coarse bins: its least admissible boundary score
+    (+inf if none), and into ``bounds`` a lower bound on each bin's inner splits
+    (``inner_bound``; +inf for a bin without two of the node's examples and two
+    values: no inner split), their least into ``least[0]``."""
     weights, counts = hist.weights, hist.counts
-    prefix[:] = 0.0
-    least = math.inf
-    for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
+    C = totals.shape[0]
+    prefix, high, left, right = np.zeros(C), np.empty(C), np.empty(C), np.empty(C)
+    lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
+    last = hi - 1
+    while last >= lo and counts[last] == 0:
+        last -= 1
+    boundary = math.inf
+    least[0] = math.inf
+    before = _split_score(crit, prefix, totals, right)  # nothing on the left: f(T)
+    left_count = 0
+    for b in range(lo, hi):
         bounds[b] = math.inf
         if counts[b] == 0:
             continue
+        for c in range(C):
+            high[c] = prefix[c] + weights[b, c]
+        after = _split_score(crit, high, totals, right)
+        left_count += counts[b]
+        if b < last and left_count >= min_leaf and n - left_count >= min_leaf:
+            boundary = min(boundary, after)
         if counts[b] >= 2 and coarse.span[b] >= 2:
-            bounds[b] = inner_bound(crit, prefix, weights, b, totals, limit, high, left, right)
-            least = min(least, bounds[b])
-        for c in range(prefix.shape[0]):
-            prefix[c] += weights[b, c]
-    return least
+            bounds[b] = inner_bound(crit, prefix, high, totals, before, after, left, right)
+            least[0] = min(least[0], bounds[b])
+        prefix[:] = high
+        before = after
+    return boundary
 
 
 Prefilter = namedtuple("Prefilter", [
@@ -405,33 +411,18 @@ Prefilter = namedtuple("Prefilter", [
 ])
 
 
-BIN_BOUND_VISITS = 32  # a coarse bin's boundary score and inner bound cost about 32 scan visits
+BIN_BOUND_VISITS = 16  # a coarse bin's boundary score and inner bound cost about 16 scan visits
 
 
 @njit(cache=True)
-def _boundaries_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, boundary,
-                     lane, lanes):
-    """``boundary[j]``, the least coarse boundary score of numeric ``feats[j]``, for the
-    features j = lane (mod lanes)."""
-    C = totals.shape[0]
-    left, right = np.empty(C), np.empty(C)
+def _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bounds, boundary,
+                 least, lane, lanes):
+    """``_feature_bounds`` of the numeric ``feats[j]``, j = lane (mod lanes): the least
+    boundary score into ``boundary[j]``, the least inner bound into ``least[j]``."""
     for j in range(lane, feats.shape[0], lanes):
         if not categorical[feats[j]]:
-            boundary[j] = _best_boundary(coarse, feats[j], hist, totals, n, crit, min_leaf,
-                                         left, right)
-
-
-@njit(cache=True)
-def _bounds_lane(coarse, feats, categorical, hist, totals, crit, limit, bounds, least, lane,
-                 lanes):
-    """``_bin_bounds`` of the numeric ``feats[j]``, j = lane (mod lanes), their least
-    bound into ``least[j]``."""
-    C = totals.shape[0]
-    left, right, prefix, high = np.empty(C), np.empty(C), np.empty(C), np.empty(C)
-    for j in range(lane, feats.shape[0], lanes):
-        if not categorical[feats[j]]:
-            least[j] = _bin_bounds(coarse, feats[j], hist, totals, crit, limit, prefix, high,
-                                   left, right, bounds)
+            boundary[j] = _feature_bounds(coarse, feats[j], hist, totals, n, crit, min_leaf,
+                                          bounds, least[j:j + 1])
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
@@ -439,9 +430,9 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
               n_threads):
     """The ``Prefilter`` of the node: the features that may hold the exhaustive search's
     split (module docstring), categorical ones always.  ``bounds`` (per
-    global coarse bin) gets a lower bound on each bin's inner splits (``_bin_bounds``).
-    The features' boundaries, then their bins' bounds, are dealt to ``n_threads``
-    threads; each feature's are computed alone, so the result is the same for any count.
+    global coarse bin) gets a lower bound on each bin's inner splits (``_feature_bounds``).
+    The features are dealt to ``n_threads`` threads, each feature's bins scored in one
+    pass by one thread, so the result is the same for any count.
 
     Why a found split tightens the limit: if s is the canonical score of any split,
     the canonical optimum s* <= s, and a split whose bound exceeds s + margin has a
@@ -459,25 +450,18 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
         n_bins += coarse.offsets[feats[j] + 1] - coarse.offsets[feats[j]]
     lanes = lane_count(n_threads, F, n_bins * BIN_BOUND_VISITS)
     if lanes == 1:
-        _boundaries_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf,
-                         boundary, np.int64(0), np.int64(1))
+        _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bounds,
+                     boundary, least, np.int64(0), np.int64(1))
     else:
         # prange's index is unsigned: cast, or the callee compiles twice
         for lane in prange(lanes):
-            _boundaries_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf,
-                             boundary, np.int64(lane), lanes)
+            _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bounds,
+                         boundary, least, np.int64(lane), lanes)
     g = math.inf
     for j in range(F):
         g = min(g, boundary[j])
     tolerance = margin(totals.shape[0], hist.error[0], n, node_weight, tie)
     limit = g + tolerance
-    if lanes == 1:
-        _bounds_lane(coarse, feats, categorical, hist, totals, crit, limit, bounds, least,
-                     np.int64(0), np.int64(1))
-    else:
-        for lane in prange(lanes):
-            _bounds_lane(coarse, feats, categorical, hist, totals, crit, limit, bounds, least,
-                         np.int64(lane), lanes)
     keep = np.empty(F, np.int64)
     kept = 0
     for j in range(F):
