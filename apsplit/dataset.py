@@ -110,7 +110,7 @@ class Dataset:
     coarse_bins : int, 2 to 256 (default 256)
         At most this many coarse bins per feature for the exhaustive search's
         prefilter (``kernels.coarse``).  A dense numeric feature with more than
-        16 values per coarse bin sums its canonical statistics through them
+        4 values per coarse bin sums its canonical statistics through them
         (two levels, ``kernels.stats``).
     prefilter : "auto" (default), True or False
         Where the exhaustive search uses the prefilter: "auto" at nodes whose
@@ -334,9 +334,11 @@ class Dataset:
         """(two_level, coarse bins) of ``BinnedData``: the dense numeric features with more
         than ``TWO_LEVEL_VALUES_PER_BIN`` values per coarse bin sum their canonical
         statistics in two levels (``kernels.stats``), by their coarse bins
-        (``coarse_bins``, made here if any).  (Measured: on higgs7k's 7,000 rows, up to
-        3,300 values per feature, one level was 1.2-1.5x faster; on 56,000 rows two
-        levels were 2x faster, through the prefilter's refinement.)"""
+        (``coarse_bins``, made here if any).  (Measured with benchmarks.scaling, 100
+        exhaustive AdaBoost trees: on higgs7k's 7,000 rows, 660-3,300 values per
+        feature, two levels took 0.66x the time of one, through the prefilter's
+        refinement; quick and adaptive, whose plain scans add a second accumulation,
+        were level.)"""
         two_level = self._two_level_mask().astype(np.uint8)
         return two_level, self.coarse_bins() if two_level.any() else no_coarse_bins()
 

@@ -139,7 +139,7 @@ def test_the_sparse_search_reads_a_column_as_its_rows(n, criterion, data):
 @given(nodes(sparse=False, max_rows=120, max_features=3), st.sampled_from([2, 3]),
        st.sampled_from([1, 1, 3]))
 def test_two_level_nodes_match_oracle(node, coarse_bins, min_leaf):
-    """Features of more than 16 values per coarse bin (over 32 or 48 values here) sum in
+    """Features of more than 4 values per coarse bin (over 8 or 12 values here) sum in
     two levels: every method and the prefilter's refinement give the oracle's optimum,
     and the same split, bit for bit (ties across coarse bin edges, one-value bins)."""
     for criterion in oracle.CRITERIA:
@@ -149,11 +149,11 @@ def test_two_level_nodes_match_oracle(node, coarse_bins, min_leaf):
 
 
 def test_two_level_features_are_the_dense_numeric_ones_with_many_values_per_coarse_bin():
-    X = np.column_stack([np.arange(100.0), np.arange(100.0) % 30, np.arange(100.0)])
+    X = np.column_stack([np.arange(100.0), np.arange(100.0) % 8, np.arange(100.0)])
     data = apsplit.Dataset(X, categorical_features=[2], coarse_bins=2).kernel_data()
-    assert data.two_level.tolist() == [1, 0, 0]  # 100 > 16 * 2 values; 30 not; categorical
+    assert data.two_level.tolist() == [1, 0, 0]  # 100 > 4 * 2 values; 8 not; categorical
     assert apsplit.Dataset(sp.csr_matrix(X), coarse_bins=2).kernel_data().two_level.sum() == 0
-    assert apsplit.Dataset(X).kernel_data().two_level.sum() == 0  # 100 <= 16 * 256
+    assert apsplit.Dataset(X).kernel_data().two_level.sum() == 0  # 100 <= 4 * 256
 
 
 @settings(max_examples=scaled(0.5))
@@ -493,8 +493,8 @@ def test_raw_array_instead_of_dataset_is_rejected():
 def _threads_data(kind, rng):
     """Two lanes' work (8000 rows x 10 columns; sparse: 20000 rows, whose values are
     the work): ties (rounded and duplicate columns; the sparse zero), zero and extreme
-    weights; ``kind``: "dense" (5 coarse bins: the continuous columns are two-level),
-    "sparse" or "categorical" (columns 0-2)."""
+    weights; ``kind``: "dense" (20 coarse bins: the continuous columns are two-level,
+    the rounded ones not), "sparse" or "categorical" (columns 0-2)."""
     n = 20000 if kind == "sparse" else 8000
     X = rng.normal(size=(n, 10))
     if kind != "sparse":
@@ -509,7 +509,7 @@ def _threads_data(kind, rng):
     if kind == "categorical":
         X[:, :3] = rng.integers(0, 12, size=(n, 3))
         return apsplit.Dataset(X, categorical_features=[0, 1, 2], prefilter=False), y, w
-    return apsplit.Dataset(X, coarse_bins=5, prefilter=False), y, w
+    return apsplit.Dataset(X, coarse_bins=20, prefilter=False), y, w
 
 
 @pytest.mark.parametrize("kind, criterion, min_leaf", [  # categorical: no minimum leaf size

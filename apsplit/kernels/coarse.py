@@ -62,7 +62,7 @@ MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
 ULP = 2.0 ** -53
 MAX_VERTEX_CLASSES = 4  # inner bounds enumerate the 2^C vertices up to this many classes
 PAYS_VALUES_PER_BIN = 2  # prefilter="auto": once the plain scans would visit 2 values per coarse bin
-TWO_LEVEL_VALUES_PER_BIN = 16  # a dense feature with more values per coarse bin sums in two levels
+TWO_LEVEL_VALUES_PER_BIN = 4  # a dense feature with more values per coarse bin sums in two levels
 UNGROUPED_ROWS_PER_BIN = 8  # no grouped candidate: once the node holds 8 rows per bin
 NEVER = 2 ** 31  # a min_mean_bins no node reaches (a feature has fewer bins than rows)
 

@@ -19,7 +19,7 @@ listed  a sorted list of the bins seen so far (``present``, ``mark``): new
         values are merged in after each batch, and a scan costs O(values
         seen): for many-valued features in small nodes, and categorical ones
 
-A *two-level* feature (dense, numeric, more than 16 distinct values per coarse
+A *two-level* feature (dense, numeric, more than 4 distinct values per coarse
 bin of the Dataset; ``BinnedData.two_level``) defines its canonical left
 class weights through its coarse bins (``kernels.coarse``), so that they can be
 computed without summing every rank (``refine.refined_best``): with T_b the
