@@ -187,6 +187,23 @@ def test_box_bound_is_below_every_point_of_the_box(C, criterion, data):
         assert bound <= score + 1e-9 * totals.sum()
 
 
+@settings(max_examples=scaled(1.0))
+@given(st.sampled_from(sorted(CRITERIA)), st.integers(1, 12), st.data())
+def test_two_class_scores_are_the_generic_scores(criterion, m, data):
+    """The bin-parallel two-class scores (a boundary's, the box's other vertices') are
+    the generic ones up to rounding, bins empty or of one class, weights extreme."""
+    weight = WEIGHT_KINDS[data.draw(st.sampled_from(["uniform", "extreme", "boosting"]))]
+    cell = st.one_of(st.just(0.0), weight)
+    weights = np.array(data.draw(st.lists(st.tuples(cell, cell), min_size=m, max_size=m)))
+    totals = weights.sum(axis=0) + np.array(data.draw(st.tuples(cell, cell)))
+    crit = CRITERIA[criterion]
+    fast, generic = np.empty((4, m)), np.empty((4, m))
+    coarse._two_class_scores(weights, 0, m, totals, crit, fast)
+    coarse._scores(weights, 0, m, totals, crit, generic)
+    tolerance = 1e-12 * max(totals.sum(), 1e-300)  # ulps of the node weight
+    np.testing.assert_allclose(fast[:2], generic[:2], rtol=0, atol=tolerance)
+
+
 def _larger_child(cut, seed=7, n_classes=2, sigma=2.0, zero_share=0.0, levels=None, min_leaf=1):
     """A node of 600 rows split at x_0 <= ``cut``: (Dataset, kernel data, coarse bins, the
     parent's, smaller and larger child's tasks, their weights).  Lognormal weights

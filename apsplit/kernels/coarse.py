@@ -54,12 +54,13 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from .criteria import TIGHT, split_value
+from .criteria import ERROR, GINI, TIGHT, split_value
 from .lanes import PRANGE_ONLY, lane_count
 from .stats import DENSE_RATIO
 
 MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
 ULP = 2.0 ** -53
+TINY = 1e-300  # a positive floor for a division by a sum of weights that may be 0
 MAX_VERTEX_CLASSES = 4  # inner bounds enumerate the 2^C vertices up to this many classes
 PAYS_VALUES_PER_BIN = 2  # prefilter="auto": once the plain scans would visit 2 values per coarse bin
 TWO_LEVEL_VALUES_PER_BIN = 4  # a dense feature with more values per coarse bin sums in two levels
@@ -348,20 +349,16 @@ def box_bound(crit, low, high, totals, limit, left, right):
 
 
 @njit(cache=True, inline='always')
-def inner_bound(crit, prefix, high, totals, before, after, left, right):
-    """A lower bound on the score of a split inside a coarse bin whose left weights
-    range over the box ``prefix`` <= L <= ``high`` (P, the bins before it, and P + B):
-    for C <= MAX_VERTEX_CLASSES the least score at the box's vertices (the score is
-    concave in L), of which P and P + B are the bin's boundaries, scored ``before``
-    and ``after``; for more classes f(P) + f(T - P - B) (f is superadditive and
-    nonnegative, so f(L) >= f(P) and f(T - L) >= f(T - P - B)).  ``left``,
-    ``right``: scratch."""
+def _other_vertices(crit, prefix, high, totals, left, right):
+    """The least score at the vertices of the box ``prefix`` <= L <= ``high`` other than
+    its corners P and P + B, for C <= MAX_VERTEX_CLASSES; for more classes
+    f(P) + f(T - P - B) (``inner_bound``).  ``left``, ``right``: scratch."""
     C = prefix.shape[0]
     if C > MAX_VERTEX_CLASSES:
         for c in range(C):
             right[c] = totals[c] - high[c]
         return split_value(crit, TIGHT, prefix, right, right, 0.0, False)[0]
-    best = min(before, after)
+    best = math.inf
     for mask in range(1, (1 << C) - 1):
         for c in range(C):
             left[c] = high[c] if (mask >> c) & 1 else prefix[c]
@@ -370,36 +367,102 @@ def inner_bound(crit, prefix, high, totals, before, after, left, right):
 
 
 @njit(cache=True)
-def _feature_bounds(coarse, k, hist, totals, n, crit, min_leaf, bounds, least):
-    """One pass over feature k's coarse bins: its least admissible boundary score
-    (+inf if none), and into ``bounds`` a lower bound on each bin's inner splits
-    (``inner_bound``; +inf for a bin without two of the node's examples and two
-    values: no inner split), their least into ``least[0]``."""
-    weights, counts = hist.weights, hist.counts
+def inner_bound(crit, prefix, high, totals, before, after, left, right):
+    """A lower bound on the score of a split inside a coarse bin whose left weights
+    range over the box ``prefix`` <= L <= ``high`` (P, the bins before it, and P + B):
+    for C <= MAX_VERTEX_CLASSES the least score at the box's vertices (the score is
+    concave in L), of which P and P + B are the bin's boundaries, scored ``before``
+    and ``after``; for more classes f(P) + f(T - P - B) (f is superadditive and
+    nonnegative, so f(L) >= f(P) and f(T - L) >= f(T - P - B); the least with
+    ``before`` and ``after`` is lower still).  ``left``, ``right``: scratch."""
+    return min(before, after, _other_vertices(crit, prefix, high, totals, left, right))
+
+
+@njit(cache=True, inline='always')
+def _two_class_impurity(crit, x, y):
+    """f of class weights (x, y), negative rounding residues as 0 (``criteria.impurity``
+    for two classes, without arrays): error min(x, y), gini S - (x^2 + y^2) / S =
+    2xy / S, entropy S log2 S - x log2 x - y log2 y (S = x + y)."""
+    x = max(x, 0.0)
+    y = max(y, 0.0)
+    if crit == ERROR:
+        return min(x, y)
+    if crit == GINI:
+        return 2.0 * x * y / max(x + y, TINY)  # x + y = 0: x y = 0
+    if x <= 0.0 or y <= 0.0:
+        return 0.0
+    s = x + y
+    return max(s * math.log2(s) - x * math.log2(x) - y * math.log2(y), 0.0)
+
+
+@njit(cache=True)
+def _two_class_scores(weights, lo, m, totals, crit, scratch):
+    """For two classes, each of the m coarse bins lo .. lo + m - 1 (class weights B,
+    P those of the bins before it): into ``scratch[0]`` the score of its boundary
+    after it (left weights P + B), into ``scratch[1]`` the least score at the other
+    two vertices of its box, (P_0 + B_0, P_1) and (P_0, P_1 + B_1).  The prefixes are
+    summed first, so that the scores (two divisions each for gini) are a loop without
+    dependences, which the compiler vectorizes."""
+    low0, low1, after, inner = scratch[2, :m], scratch[3, :m], scratch[0, :m], scratch[1, :m]
+    p0, p1 = 0.0, 0.0
+    for i in range(m):
+        low0[i] = p0
+        low1[i] = p1
+        p0 += weights[lo + i, 0]
+        p1 += weights[lo + i, 1]
+    t0, t1 = totals[0], totals[1]
+    for i in range(m):
+        h0 = low0[i] + weights[lo + i, 0]
+        h1 = low1[i] + weights[lo + i, 1]
+        after[i] = _two_class_impurity(crit, h0, h1) + _two_class_impurity(crit, t0 - h0, t1 - h1)
+        inner[i] = min(
+            _two_class_impurity(crit, h0, low1[i]) + _two_class_impurity(crit, t0 - h0, t1 - low1[i]),
+            _two_class_impurity(crit, low0[i], h1) + _two_class_impurity(crit, t0 - low0[i], t1 - h1))
+
+
+@njit(cache=True)
+def _scores(weights, lo, m, totals, crit, scratch):
+    """``_two_class_scores`` for any number of classes, bin by bin."""
     C = totals.shape[0]
     prefix, high, left, right = np.zeros(C), np.empty(C), np.empty(C), np.empty(C)
+    for i in range(m):
+        for c in range(C):
+            high[c] = prefix[c] + weights[lo + i, c]
+        scratch[0, i] = _split_score(crit, high, totals, right)
+        scratch[1, i] = _other_vertices(crit, prefix, high, totals, left, right)
+        prefix[:] = high
+
+
+@njit(cache=True)
+def _feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bounds, least, scratch):
+    """Feature k's least admissible boundary score (+inf if none), and into ``bounds`` a
+    lower bound on each of its bins' inner splits (``inner_bound``; +inf for a bin
+    without two of the node's examples and two values: no inner split), their least
+    into ``least[0]``.  ``whole`` = f(T), the score with nothing on the left."""
+    weights, counts = hist.weights, hist.counts
     lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
+    if totals.shape[0] == 2:
+        _two_class_scores(weights, lo, hi - lo, totals, crit, scratch)
+    else:
+        _scores(weights, lo, hi - lo, totals, crit, scratch)
     last = hi - 1
     while last >= lo and counts[last] == 0:
         last -= 1
     boundary = math.inf
     least[0] = math.inf
-    before = _split_score(crit, prefix, totals, right)  # nothing on the left: f(T)
+    before = whole
     left_count = 0
     for b in range(lo, hi):
         bounds[b] = math.inf
         if counts[b] == 0:
             continue
-        for c in range(C):
-            high[c] = prefix[c] + weights[b, c]
-        after = _split_score(crit, high, totals, right)
+        after = scratch[0, b - lo]
         left_count += counts[b]
         if b < last and left_count >= min_leaf and n - left_count >= min_leaf:
             boundary = min(boundary, after)
         if counts[b] >= 2 and coarse.span[b] >= 2:
-            bounds[b] = inner_bound(crit, prefix, high, totals, before, after, left, right)
+            bounds[b] = min(before, after, scratch[1, b - lo])
             least[0] = min(least[0], bounds[b])
-        prefix[:] = high
         before = after
     return boundary
 
@@ -419,10 +482,12 @@ def _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bo
                  least, lane, lanes):
     """``_feature_bounds`` of the numeric ``feats[j]``, j = lane (mod lanes): the least
     boundary score into ``boundary[j]``, the least inner bound into ``least[j]``."""
+    scratch = np.empty((4, MAX_COARSE))
+    whole = _split_score(crit, np.zeros(totals.shape[0]), totals, np.empty(totals.shape[0]))
     for j in range(lane, feats.shape[0], lanes):
         if not categorical[feats[j]]:
-            boundary[j] = _feature_bounds(coarse, feats[j], hist, totals, n, crit, min_leaf,
-                                          bounds, least[j:j + 1])
+            boundary[j] = _feature_bounds(coarse, feats[j], hist, totals, whole, n, crit,
+                                          min_leaf, bounds, least[j:j + 1], scratch)
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
