@@ -199,7 +199,7 @@ def test_two_class_scores_are_the_generic_scores(criterion, m, data):
     crit = CRITERIA[criterion]
     fast, generic = np.empty((4, m)), np.empty((4, m))
     coarse._two_class_scores(weights, 0, m, totals, crit, fast)
-    coarse._scores(weights, 0, m, totals, crit, generic)
+    coarse._scores(weights, np.ones(m, np.int64), 0, m, totals, crit, generic)
     tolerance = 1e-12 * max(totals.sum(), 1e-300)  # ulps of the node weight
     np.testing.assert_allclose(fast[:2], generic[:2], rtol=0, atol=tolerance)
 

@@ -421,11 +421,14 @@ def _two_class_scores(weights, lo, m, totals, crit, scratch):
 
 
 @njit(cache=True)
-def _scores(weights, lo, m, totals, crit, scratch):
-    """``_two_class_scores`` for any number of classes, bin by bin."""
+def _scores(weights, counts, lo, m, totals, crit, scratch):
+    """``_two_class_scores`` for any number of classes, bin by bin, the bins without
+    examples (``counts``) skipped."""
     C = totals.shape[0]
     prefix, high, left, right = np.zeros(C), np.empty(C), np.empty(C), np.empty(C)
     for i in range(m):
+        if counts[lo + i] == 0:
+            continue
         for c in range(C):
             high[c] = prefix[c] + weights[lo + i, c]
         scratch[0, i] = _split_score(crit, high, totals, right)
@@ -444,7 +447,7 @@ def _feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bounds, l
     if totals.shape[0] == 2:
         _two_class_scores(weights, lo, hi - lo, totals, crit, scratch)
     else:
-        _scores(weights, lo, hi - lo, totals, crit, scratch)
+        _scores(weights, counts, lo, hi - lo, totals, crit, scratch)
     last = hi - 1
     while last >= lo and counts[last] == 0:
         last -= 1
