@@ -197,11 +197,16 @@ def test_two_class_scores_are_the_generic_scores(criterion, m, data):
     weights = np.array(data.draw(st.lists(st.tuples(cell, cell), min_size=m, max_size=m)))
     totals = weights.sum(axis=0) + np.array(data.draw(st.tuples(cell, cell)))
     crit = CRITERIA[criterion]
-    fast, generic = np.empty((4, m)), np.empty((4, m))
+    fast = np.empty((4, m))
     coarse._two_class_scores(weights, 0, m, totals, crit, fast)
-    coarse._scores(weights, np.ones(m, np.int64), 0, m, totals, crit, generic)
+    prefixes = np.vstack([np.zeros(2), np.cumsum(weights, axis=0)])
+    left, right = np.empty(2), np.empty(2)
+    after = [coarse._split_score(crit, high, totals, right) for high in prefixes[1:]]
+    vertices = [coarse.inner_bound(crit, low, high, totals, np.inf, np.inf, left, right)
+                for low, high in zip(prefixes[:-1], prefixes[1:])]
     tolerance = 1e-12 * max(totals.sum(), 1e-300)  # ulps of the node weight
-    np.testing.assert_allclose(fast[:2], generic[:2], rtol=0, atol=tolerance)
+    np.testing.assert_allclose(fast[0], after, rtol=0, atol=tolerance)
+    np.testing.assert_allclose(fast[1], vertices, rtol=0, atol=tolerance)
 
 
 def _larger_child(cut, seed=7, n_classes=2, sigma=2.0, zero_share=0.0, levels=None, min_leaf=1):

@@ -421,33 +421,23 @@ def _two_class_scores(weights, lo, m, totals, crit, scratch):
 
 
 @njit(cache=True)
-def _scores(weights, counts, lo, m, totals, crit, scratch):
-    """``_two_class_scores`` for any number of classes, bin by bin, the bins without
-    examples (``counts``) skipped."""
-    C = totals.shape[0]
-    prefix, high, left, right = np.zeros(C), np.empty(C), np.empty(C), np.empty(C)
-    for i in range(m):
-        if counts[lo + i] == 0:
-            continue
-        for c in range(C):
-            high[c] = prefix[c] + weights[lo + i, c]
-        scratch[0, i] = _split_score(crit, high, totals, right)
-        scratch[1, i] = _other_vertices(crit, prefix, high, totals, left, right)
-        prefix[:] = high
-
-
-@njit(cache=True)
-def _feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bounds, least, scratch):
+def _feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bounds, least, scratch,
+                    vectors):
     """Feature k's least admissible boundary score (+inf if none), and into ``bounds`` a
     lower bound on each of its bins' inner splits (``inner_bound``; +inf for a bin
     without two of the node's examples and two values: no inner split), their least
-    into ``least[0]``.  ``whole`` = f(T), the score with nothing on the left."""
+    into ``least[0]``.  ``whole`` = f(T), the score with nothing on the left.  Two
+    classes: the scores from ``_two_class_scores``; more: computed bin by bin, the
+    inner vertices only where there is an inner split.  ``scratch``, ``vectors``:
+    (4, MAX_COARSE) and (4, C) scratch."""
     weights, counts = hist.weights, hist.counts
+    C = totals.shape[0]
     lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
-    if totals.shape[0] == 2:
+    two_classes = C == 2
+    if two_classes:
         _two_class_scores(weights, lo, hi - lo, totals, crit, scratch)
-    else:
-        _scores(weights, counts, lo, hi - lo, totals, crit, scratch)
+    prefix, high, left, right = vectors[0], vectors[1], vectors[2], vectors[3]
+    prefix[:] = 0.0
     last = hi - 1
     while last >= lo and counts[last] == 0:
         last -= 1
@@ -459,13 +449,22 @@ def _feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bounds, l
         bounds[b] = math.inf
         if counts[b] == 0:
             continue
-        after = scratch[0, b - lo]
+        if two_classes:
+            after = scratch[0, b - lo]
+        else:
+            for c in range(C):
+                high[c] = prefix[c] + weights[b, c]
+            after = _split_score(crit, high, totals, right)
         left_count += counts[b]
         if b < last and left_count >= min_leaf and n - left_count >= min_leaf:
             boundary = min(boundary, after)
         if counts[b] >= 2 and coarse.span[b] >= 2:
-            bounds[b] = min(before, after, scratch[1, b - lo])
+            others = scratch[1, b - lo] if two_classes else \
+                _other_vertices(crit, prefix, high, totals, left, right)
+            bounds[b] = min(before, after, others)
             least[0] = min(least[0], bounds[b])
+        if not two_classes:
+            prefix[:] = high
         before = after
     return boundary
 
@@ -485,12 +484,12 @@ def _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bo
                  least, lane, lanes):
     """``_feature_bounds`` of the numeric ``feats[j]``, j = lane (mod lanes): the least
     boundary score into ``boundary[j]``, the least inner bound into ``least[j]``."""
-    scratch = np.empty((4, MAX_COARSE))
-    whole = _split_score(crit, np.zeros(totals.shape[0]), totals, np.empty(totals.shape[0]))
+    scratch, vectors = np.empty((4, MAX_COARSE)), np.zeros((4, totals.shape[0]))
+    whole = _split_score(crit, vectors[0], totals, vectors[1])
     for j in range(lane, feats.shape[0], lanes):
         if not categorical[feats[j]]:
             boundary[j] = _feature_bounds(coarse, feats[j], hist, totals, whole, n, crit,
-                                          min_leaf, bounds, least[j:j + 1], scratch)
+                                          min_leaf, bounds, least[j:j + 1], scratch, vectors)
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
