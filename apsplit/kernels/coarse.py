@@ -429,7 +429,7 @@ def _feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bounds, l
     into ``least[0]``.  ``whole`` = f(T), the score with nothing on the left.  Two
     classes: the scores from ``_two_class_scores``; more: computed bin by bin, the
     inner vertices only where there is an inner split.  ``scratch``, ``vectors``:
-    (4, MAX_COARSE) and (4, C) scratch."""
+    (4, at least k's bins) and (4, C) scratch."""
     weights, counts = hist.weights, hist.counts
     C = totals.shape[0]
     lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
@@ -487,7 +487,10 @@ def _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bo
                  least, lane, lanes):
     """``_feature_bounds`` of the numeric ``feats[j]``, j = lane (mod lanes): the least
     boundary score into ``boundary[j]``, the least inner bound into ``least[j]``."""
-    scratch, vectors = np.empty((4, MAX_COARSE)), np.zeros((4, totals.shape[0]))
+    widest = 0
+    for j in range(lane, feats.shape[0], lanes):
+        widest = max(widest, coarse.offsets[feats[j] + 1] - coarse.offsets[feats[j]])
+    scratch, vectors = np.empty((4, widest)), np.zeros((4, totals.shape[0]))
     whole = _split_score(crit, vectors[0], totals, vectors[1])
     for j in range(lane, feats.shape[0], lanes):
         if not categorical[feats[j]]:
