@@ -340,12 +340,8 @@ def box_bound(crit, low, high, totals, limit, left, right):
     superadditive = split_value(crit, TIGHT, low, right, right, 0.0, False)[0]
     if C > MAX_VERTEX_CLASSES or superadditive > limit:
         return superadditive
-    best = math.inf
-    for mask in range(1 << C):
-        for c in range(C):
-            left[c] = high[c] if (mask >> c) & 1 else low[c]
-        best = min(best, _split_score(crit, left, totals, right))
-    return best
+    corners = min(_split_score(crit, low, totals, right), _split_score(crit, high, totals, right))
+    return min(corners, _other_vertices(crit, low, high, totals, left, right))
 
 
 @njit(cache=True, inline='always')
