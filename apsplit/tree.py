@@ -278,10 +278,13 @@ def _grow_with_kernel(problem, params, max_depth):
     ds = problem.dataset
     method, method_params = params
     task = kernel_task(problem, sorted_rows(problem.order, ds.n_rows))
+    data = ds.kernel_data()
+    # two-level features' canonical sums are coarse histograms (``kernels.stats``)
+    coarse = ds.coarse_bins() if method == EXHAUSTIVE or data.two_level.any() else \
+        no_coarse_bins()
     with ds.workspace(problem.n_classes) as work:
-        grown = build.grow(method, method_params, min(int(max_depth), 2 ** 31), ds.kernel_data(),
-                           work, ds.values, task,
-                           ds.coarse_bins() if method == EXHAUSTIVE else no_coarse_bins())
+        grown = build.grow(method, method_params, min(int(max_depth), 2 ** 31), data, work,
+                           ds.values, task, coarse)
     categories = [None] * grown.feature.size
     for node in np.flatnonzero(grown.cat_end > grown.cat_start):
         categories[node] = ds.feature_values(grown.feature[node])[

@@ -238,15 +238,16 @@ def _larger_child(cut, seed=7, n_classes=2, sigma=2.0, zero_share=0.0, levels=No
 
 
 @pytest.mark.parametrize("cut", [-0.5, -1.2])  # the larger child: 69% or 88% of the rows
-def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do(cut):
-    """The larger child's coarse histogram is its parent's minus the smaller child's,
-    rounded otherwise than one summed from its rows; its survivors' passes must then
-    sum their coarse bins from the rows (``refine._coarse_pass``: its rows gathered,
-    or, holding ``MOST_ROWS`` of them, every row read), so the node's split, score and
-    child weights are the ones a histogram summed from its rows gives, bit for bit."""
+def test_a_larger_childs_subtracted_histogram_is_its_canonical_sums_in_every_finder(cut):
+    """The larger child's coarse histogram is its parent's minus the smaller child's
+    (``coarse.subtract``): counts exact, weights 0 in its empty bins, nonnegative,
+    within the histogram's error bound of the sums of its rows, rounded otherwise.
+    Given as the node's canonical coarse sums (``Task.coarse_sums``, as the tree
+    builder gives them), the prefiltered search on it returns the split, score and
+    child weights of every finder's plain search, bit for bit."""
     from apsplit.finders import get_finder
     from apsplit.kernels.refine import MOST_ROWS
-    from apsplit.kernels.search import run_exhaustive
+    from apsplit.kernels.search import METHODS, run, run_exhaustive
     from apsplit.kernels.stats import class_totals
     ds, data, bins, parent, smaller, larger, w = _larger_child(cut)
     n = w.size
@@ -257,22 +258,28 @@ def test_a_larger_childs_subtracted_histogram_scores_it_as_its_rows_do(cut):
         coarse.build_dense(bins, t.feats, t.index_order, t.w, t.y, hist, one)
     subtracted, summed_smaller, summed = hists
     coarse.subtract(bins, parent.feats, subtracted, summed_smaller, w.sum())
-    assert summed.summed[0] and summed_smaller.summed[0] and not subtracted.summed[0]
     np.testing.assert_array_equal(subtracted.counts, summed.counts)
     assert not np.array_equal(subtracted.weights, summed.weights)  # else this shows nothing
-    params = get_finder("exhaustive").kernel_params()
+    assert np.all(subtracted.weights >= 0.0)
+    assert np.all(subtracted.weights[subtracted.counts == 0] == 0.0)
+    assert np.abs(subtracted.weights - summed.weights).max() <= subtracted.error[0]
+    given = larger._replace(coarse_sums=subtracted.weights, coarse_offsets=bins.offsets)
+    totals = class_totals(larger.index_order, larger.w, larger.y, 2)
     with ds.workspace(2) as work:
-        found = [run_exhaustive(params, data, work, larger, bins, hist, True,
-                                class_totals(larger.index_order, larger.w, larger.y, 2))
-                 for hist in (subtracted, summed)]
-    assert found[0].position >= 0
-    for a, b in zip(*found):
-        np.testing.assert_array_equal(a, b)
+        prefiltered = run_exhaustive(get_finder("exhaustive").kernel_params(), data, work,
+                                     given, bins, subtracted, True, totals)
+        plain = [run(np.int64(METHODS[name]), get_finder(name).kernel_params(), data, work,
+                     given) for name in ("exhaustive", "quick", "adaptive")]
+    assert prefiltered.position >= 0
+    for found in plain:
+        for field in ("position", "left_rank", "right_rank", "score", "children",
+                      "node_weight"):
+            np.testing.assert_array_equal(getattr(found, field), getattr(prefiltered, field))
 
 
-def _every_row_and_gathered(seed, **node):
+def _most_rows_by_rank_and_listed(seed, **node):
     """The survivors' ``Refined`` rows of a larger child of 93% of the rows (``_larger_child``),
-    summed from every row of X and from its own rows gathered."""
+    its flagged bins' rows read by rank from every row of X and listed from its own."""
     ds, data, bins, parent, smaller, larger, w = _larger_child(-1.5, seed, **node)
     hist, small = (coarse.new_histogram(bins, parent.n_classes) for _ in range(2))
     for t, h in ((parent, hist), (smaller, small)):
@@ -283,18 +290,17 @@ def _every_row_and_gathered(seed, **node):
     return _refined_both_ways(ds, data, bins, larger, every_row, every_row._replace(row_w=np.zeros(0)))
 
 
-def _root_by_rank_and_gathered(seed, **node):
+def _root_by_rank_and_listed(seed, **node):
     """The survivors' ``Refined`` rows of the root of ``_larger_child``'s rows, its flagged
-    bins' rows read from the rows sorted by rank and from its own rows gathered (its
-    coarse histogram summed again from them: the same sums).  Second: whether the root
-    holds every row (no weight is 0), the by-rank path."""
+    bins' rows read from the rows sorted by rank and listed from its own rows.  Second:
+    whether the root holds every row (no weight is 0: its weights per row are X's)."""
     ds, data, bins, parent, _, _, w = _larger_child(-1.5, seed, **node)
     hist = coarse.new_histogram(bins, parent.n_classes)
     coarse.build_dense(bins, parent.feats, parent.index_order, parent.w, parent.y, hist,
                        np.int64(1))
     root = _survivors(data, bins, parent, hist)
-    assert root.summed and root.row_w.size == 0
-    return (_refined_both_ways(ds, data, bins, parent, root, root._replace(summed=False)),
+    assert root.row_w.size == w.size  # the by-rank path
+    return (_refined_both_ways(ds, data, bins, parent, root, root._replace(row_w=np.zeros(0))),
             parent.index_order.size == w.size)
 
 
@@ -323,41 +329,41 @@ def _refined_both_ways(ds, data, bins, task, first, second):
 
 
 @pytest.mark.parametrize("seed", [7, 8, 9])
-def test_a_node_of_most_rows_reads_every_row_as_it_gathers_its_own(seed):
-    """A subtracted node holding ``MOST_ROWS`` of X's rows sums every row in index order,
-    the others weighing 0 (x + 0 = x), and lists its flagged bins' rows by counting its
-    own: its survivors' rows are the ones its rows gathered give, bit for bit."""
-    every_row, gathered = _every_row_and_gathered(seed)
-    assert gathered.walked.sum() > 0  # flagged bins' rows were listed and walked
-    for a, b in zip(every_row, gathered):
+def test_a_node_of_most_rows_reads_by_rank_what_its_rows_list(seed):
+    """A subtracted node holding ``MOST_ROWS`` of X's rows reads its flagged bins' rows
+    by rank from every row of X, the others weighing 0 (x + 0 = x): its survivors' rows
+    are the ones its own rows listed give, bit for bit."""
+    every_row, listed = _most_rows_by_rank_and_listed(seed)
+    assert listed.walked.sum() > 0  # flagged bins' rows were listed and walked
+    for a, b in zip(every_row, listed):
         np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("seed", [7, 8, 9])
 @pytest.mark.parametrize("min_leaf", [1, 25])
-def test_the_roots_flagged_bins_read_by_rank_are_its_rows_gathered(seed, min_leaf):
+def test_the_roots_flagged_bins_read_by_rank_are_its_rows_listed(seed, min_leaf):
     """A node of every row (the root) reads its flagged bins' rows from the rows sorted
     by rank (``refine._sum_flagged_by_rank``): in index order within a rank, so its
-    survivors' rows are the ones its rows gathered and listed give, bit for bit."""
-    (by_rank, gathered), every_row = _root_by_rank_and_gathered(seed, min_leaf=min_leaf)
-    assert every_row and gathered.walked.sum() > 0  # flagged bins' rows were summed and walked
-    for a, b in zip(by_rank, gathered):
+    survivors' rows are the ones its rows listed give, bit for bit."""
+    (by_rank, listed), every_row = _root_by_rank_and_listed(seed, min_leaf=min_leaf)
+    assert every_row and listed.walked.sum() > 0  # flagged bins' rows were summed and walked
+    for a, b in zip(by_rank, listed):
         np.testing.assert_array_equal(a, b)
 
 
 @settings(max_examples=scaled(0.1))
 @given(st.integers(0, 2 ** 32 - 1), st.sampled_from([2, 3]), st.sampled_from([0.5, 4.0]),
        st.sampled_from([0.0, 0.05]), st.sampled_from([None, 40]), st.sampled_from([1, 25]))
-def test_every_row_read_is_the_gathered_rows_under_ties_zeros_and_extreme_weights(
+def test_reading_by_rank_is_listing_under_ties_zeros_and_extreme_weights(
         seed, n_classes, sigma, zero_share, levels, min_leaf):
     """The same for a node of most rows and for the root, with 2 or 3 classes, weight
     ratios up to e^(4 z), zero weights (rows outside every node: 0 in ``row_w`` as the
     other rows are), tied values and a minimum leaf size."""
     node = dict(n_classes=n_classes, sigma=sigma, zero_share=zero_share, levels=levels,
                 min_leaf=min_leaf)
-    for a, b in zip(*_every_row_and_gathered(seed, **node)):
+    for a, b in zip(*_most_rows_by_rank_and_listed(seed, **node)):
         np.testing.assert_array_equal(a, b)
-    for a, b in zip(*_root_by_rank_and_gathered(seed, **node)[0]):
+    for a, b in zip(*_root_by_rank_and_listed(seed, **node)[0]):
         np.testing.assert_array_equal(a, b)
 
 

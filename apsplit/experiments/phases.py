@@ -13,8 +13,8 @@ of ``repeats`` calls after an untimed one:
 * ``histogram``: ``coarse.build_dense``, or ``coarse.subtract`` at a larger child;
 * ``bounds``: ``coarse.survivors``, the boundaries' scores and the bins' bounds;
 * ``canonical sums``: ``refine.refine_survivors`` with no coarse bin flagged, i.e.
-  only the class weights of every coarse bin summed over the node's rows in
-  index order (read, not summed, where the histogram was summed);
+  only the coarse boundaries, a two-level feature's canonical sums read from the
+  node's histogram (``stats``), a one-level feature's ranks summed from its rows;
 * ``survivors' passes``: ``refine.refine_survivors``, the exact scores of the
   features left;
 * ``... at the node's limit``: the same, the limit never lowered by the splits
@@ -155,6 +155,8 @@ def tree_nodes(problem, tree, leaves, max_depth, repeats=5, threads=1):
                 record["histogram"] = "summed"
             else:
                 hist = None
+            if hist is not None:  # the node's canonical coarse sums, as the grower gives them
+                task = task._replace(coarse_sums=hist.weights, coarse_offsets=coarse.offsets)
             found, seconds = timed(lambda: run_exhaustive(
                 params, data, work, task, coarse,
                 hist if hist is not None else cs.new_histogram(coarse, C), hist is not None,

@@ -82,7 +82,7 @@ class RowValues(NamedTuple):
 
 
 class Prefilter(NamedTuple):
-    """The exhaustive search's coarse histograms: inputs and a pool of slots."""
+    """The nodes' coarse histograms (``grow``): inputs and a pool of slots."""
 
     coarse: cs.CoarseBins
     slot: np.ndarray        # candidate position of every column (``candidate_slots``)
@@ -156,11 +156,16 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
     ``order``: positive weights, decreasing weight order; ``index_order``: sorted),
     one search per node (``search.run`` by ``method`` with its ``params``).
 
-    The exhaustive search is prefiltered by coarse histograms (``coarse``, the
-    Dataset's ``coarse_bins``; ``search.run_exhaustive``): a split node's
-    smaller child's is summed from its rows, the larger child's is the
-    parent's minus it, in the parent's slot of a pool of ``max_depth`` + 1
-    (at most 8: deeper pending nodes sum their own).
+    Nodes keep coarse histograms (``coarse``, the Dataset's ``coarse_bins``) in a
+    pool of ``max_depth`` + 1 slots (at most 8: a node without a free one sums its
+    own): a node's is summed from its rows where none was made for it (the root), a
+    split node's smaller child's is summed from its rows, the larger child's is the
+    parent's minus it, in the parent's slot.  They serve the exhaustive search's
+    prefilter (``search.run_exhaustive``) where it pays (``coarse.pays``), and, when
+    a feature is two-level, they are its canonical coarse sums at every node, whatever
+    the finder (``Task.coarse_sums``, ``stats``): so every node of a tree with a
+    two-level feature keeps one while slots are free, every finder alike, and the trees
+    are the same bit for bit whatever the finder and the prefilter.
 
     A node is a leaf at ``max_depth``, when it holds fewer than two rows (or
     fewer than 2 ``min_leaf``: each child must keep ``min_leaf`` rows), when
@@ -198,8 +203,11 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
     segment = np.zeros((cap, 2), np.int64)  # each node's rows: by_index[start:end]
     value[0] = class_totals(by_index, w, y, C)
     n_samples[0] = n
-    prefiltered = method == EXHAUSTIVE
-    n_slots = min(max_depth + 1, 8) if prefiltered else 0
+    tracked = False  # two-level features: their canonical coarse sums follow the tree
+    for k in range(data.two_level.shape[0]):
+        tracked = tracked or data.two_level[k] != 0
+    n_slots = min(max_depth + 1, 8) if method == EXHAUSTIVE or tracked else 0
+    no_sums = np.zeros((0, C))
     pre = Prefilter(coarse, candidate_slots(feats, bin_offsets.shape[0] - 1),
                     [cs.new_histogram(coarse, C) for _ in range(n_slots)], list(range(n_slots)),
                     np.full(cap, -1, np.int64))
@@ -222,20 +230,22 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
             continue
         seg_w = by_weight[start:end]
         seg_i = by_index[start:end]
+        prefilter = method == EXHAUSTIVE and cs.pays(coarse, bin_offsets, feats, end - start)
+        if (tracked or prefilter) and slot_of[node] < 0 and len(free) > 0:
+            slot_of[node] = free.pop()
+            _build_histogram(pre, data, task, seg_i, pre.pool[slot_of[node]], params.n_threads)
+        elif not (tracked or prefilter) and slot_of[node] >= 0:
+            free.append(slot_of[node])  # nor will it below: the plain search from here down
+            slot_of[node] = -1
+        kept = slot_of[node] >= 0
         # the exhaustive search reads no weight order: its rows' order is the index order
         here = Task(seg_i if method == EXHAUSTIVE else seg_w, seg_i, w, y, C, feats, task.crit,
-                    task.bounds, min_leaf)
-        if prefiltered and not cs.pays(coarse, bin_offsets, feats, end - start):
-            if slot_of[node] >= 0:  # nor will it below: the plain search from here down
-                free.append(slot_of[node])
-                slot_of[node] = -1
-            found = run(method, params, data, work, here)
-        elif prefiltered:
-            ready = slot_of[node] >= 0
-            if not ready and len(free) > 0:
-                slot_of[node] = free.pop()
-            hist = pre.pool[slot_of[node]] if slot_of[node] >= 0 else cs.new_histogram(coarse, C)
-            found = run_exhaustive(params, data, work, here, coarse, hist, ready, value[node])
+                    task.bounds, min_leaf, pre.pool[slot_of[node]].weights if kept else no_sums,
+                    coarse.offsets)
+        if prefilter:
+            found = run_exhaustive(params, data, work, here, coarse,
+                                   pre.pool[slot_of[node]] if kept else cs.new_histogram(coarse, C),
+                                   kept, value[node])
         else:
             found = run(method, params, data, work, here)
         assessments[node] = found.assessments

@@ -45,7 +45,8 @@ n rows has eta <= (n + 2 MAX_COARSE) u W (u = 2^-53: each bin's sum, then a
 prefix over at most MAX_COARSE bins and the total); the larger child's,
 parent minus smaller, adds both histograms' eta and one rounding per bin
 (u W_parent per prefix); the canonical sums (``stats``: one-level, or
-two-level through the coarse bins) have eta <= (n + 2 MAX_COARSE) u W.
+two-level through the node's coarse bins) have eta <= (n + 2 MAX_COARSE) u W
+beyond the histogram's own, so eta = error + (2 n + 2 MAX_COARSE) u W bounds both.
 """
 
 import math
@@ -85,7 +86,6 @@ NodeHistogram = namedtuple("NodeHistogram", [
     "weights",   # (total coarse bins, C) class weights of the node's examples per coarse bin
     "counts",    # (total coarse bins,) int64 examples per coarse bin
     "error",     # (1,) bound on the summed absolute rounding error of any prefix (eta)
-    "summed",    # (1,) bool: weights summed from the node's rows in index order (dense)
 ])
 
 
@@ -175,8 +175,7 @@ def sort_by_rank(codes, counts, out):
 def new_histogram(coarse, n_classes):
     """A zeroed NodeHistogram for every coarse bin of ``coarse``."""
     total = coarse.offsets[-1]
-    return NodeHistogram(np.zeros((total, n_classes)), np.zeros(total, np.int64), np.zeros(1),
-                         np.zeros(1, np.bool_))
+    return NodeHistogram(np.zeros((total, n_classes)), np.zeros(total, np.int64), np.zeros(1))
 
 
 @njit(cache=True)
@@ -244,7 +243,6 @@ def build_dense(coarse, feats, index_order, w, y, hist, n_threads):
             _build_features(coarse, feats, share * F // lanes, (share + 1) * F // lanes,
                             index_order, w_node, y_node, hist)
     hist.error[0] = (n + 2 * MAX_COARSE) * ULP * total
-    hist.summed[0] = True
 
 
 @njit(cache=True)
@@ -290,28 +288,31 @@ def build_sparse(coarse, feats, slot, index_order, w, y, csr_indptr, csr_feature
         total += totals[c]
     # the zeros add one subtraction of two sums of at most n rows each
     hist.error[0] = (2 * n + 3 * MAX_COARSE) * ULP * total
-    hist.summed[0] = False  # the implicit zeros' bins are derived
 
 
 @njit(cache=True)
 def subtract(coarse, feats, parent, smaller, parent_weight):
     """Turn ``parent`` into its larger child's histogram: parent minus ``smaller``
-    (counts exactly; weights with one rounding per bin, added to the error)."""
+    (counts exactly; weights with one rounding per bin, added to the error, and
+    clamped to the real weights' range: 0 in a bin without the child's examples, at
+    least 0 elsewhere, which only brings them closer).  These are the larger child's
+    canonical coarse sums (``stats``)."""
     C = parent.weights.shape[1]
     for j in range(feats.shape[0]):
         k = feats[j]
         for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
             parent.counts[b] -= smaller.counts[b]
+            empty = parent.counts[b] == 0
             for c in range(C):
-                parent.weights[b, c] -= smaller.weights[b, c]
+                parent.weights[b, c] = 0.0 if empty else \
+                    max(parent.weights[b, c] - smaller.weights[b, c], 0.0)
     parent.error[0] += smaller.error[0] + 2 * MAX_COARSE * ULP * parent_weight
-    parent.summed[0] = False
 
 
 @njit(cache=True)
 def margin(crit_classes, error, n, node_weight, tie):
     """``tie + 4 delta`` for histogram error ``error`` (module docstring)."""
-    eta = max(error, (2.0 * n + 2 * MAX_COARSE) * ULP * node_weight)
+    eta = error + (2.0 * n + 2 * MAX_COARSE) * ULP * node_weight
     if eta <= 0.0 or node_weight <= 0.0:
         return tie
     delta = 2.0 * eta * (2.0 + math.log2(1.0 + node_weight / eta)) * 2.0 \

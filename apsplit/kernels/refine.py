@@ -3,28 +3,28 @@
 ``coarse.survivors`` keeps the features that may hold the node's split and
 bounds, per coarse bin, the scores of the splits inside it: a bin is *flagged*
 while its bound is within the limit.  For a dense numeric survivor,
-``refined_best`` sums the class weights T_b of every coarse bin b
-over the node's rows in index order (or reads them from the node's coarse
-histogram, where that was summed so: the same additions) and, only for the
-rows of the flagged bins, the class weights of their exact ranks; it then
-walks the coarse bins in value order and evaluates a split at every coarse
-boundary (the last present rank of each bin) and at every present rank of the
-flagged bins, with the canonical left class weights of ``stats`` (two-level:
-P_b + S_b(t) inside bin b, P_(b+1) at its boundary; a one-level feature has
-one rank per coarse bin, so only boundaries, P_(b+1), its running sums).
-These are the left weights ``stats.scan`` / ``stats.scan_two_level`` compute
-at the same ranks, bit for bit: the same rows summed in the same order.  The
-splits it skips score above the survivors' limit (``coarse`` docstring),
-while the feature's best, if within the search's tie window of the node's
-optimum, lies below it: so whenever the feature can be returned, its best
-split, score and left weights are the ones the full scan finds, and ties
-still go to the first such rank.  The limit starts at the node's (the best
-coarse boundary's score plus the margin) and drops to s + margin as soon as a
-survivor's pass finds a split of canonical score s (``coarse.survivors``: that
-is a limit too), for the bins, runs and survivors after it.  The pass touches
-the exact ranks of the flagged bins only, so a survivor costs one pass over the
-node's rows (two where its coarse bins must be summed), not a histogram of
-every distinct value and a walk over it.
+``refined_best`` reads the canonical class weights T_b of every coarse bin b
+from the node's coarse histogram (a two-level feature's T_b are those sums by
+definition, ``stats``) and sums, only for the rows of the flagged bins, the
+class weights of their exact ranks in index order (a one-level feature sums
+every rank: its canonical sums are the running sums over them); it then walks the coarse bins in value order and
+evaluates a split at every coarse boundary (the last present rank of each bin)
+and at every present rank of the flagged bins, with the canonical left class
+weights of ``stats`` (two-level: P_b + S_b(t) inside bin b, P_(b+1) at its
+boundary; one-level: the running sums over its ranks).  These are the left
+weights ``stats.scan`` / ``stats.scan_two_level`` compute at the same ranks,
+bit for bit: the same sums in the same order.  The splits it skips score above
+the survivors' limit (``coarse`` docstring), while the feature's best, if
+within the search's tie window of the node's optimum, lies below it: so
+whenever the feature can be returned, its best split, score and left weights
+are the ones the full scan finds, and ties still go to the first such rank.
+The limit starts at the node's (the best coarse boundary's score plus the
+margin) and drops to s + margin as soon as a survivor's pass finds a split of
+canonical score s (``coarse.survivors``: that is a limit too), for the bins,
+runs and survivors after it.  A two-level survivor's pass touches the rows of
+its flagged bins only (found by rank at a node of most rows, else by one pass
+over the node's coarse bins), not a histogram of every distinct value and a
+walk over it.
 
 Inside a flagged bin of a two-level feature the ranks are taken in runs of
 ``CHUNK_RANKS``: a run's running sums S_b(t) are added first, and its splits
@@ -96,13 +96,12 @@ class Survivors(NamedTuple):
     # the node's coarse histogram (``coarse.NodeHistogram``), its fields apart: a tuple
     # inside this one is refused by the parallel kernel's arguments (numba)
     node_counts: np.ndarray  # the node's examples per global coarse bin
-    bin_weights: np.ndarray  # (bins, C) the node's class weights per global coarse bin
-    summed: bool             # ... summed from its rows in index order: the canonical T_b
+    bin_weights: np.ndarray  # (bins, C) ... and class weights: its canonical T_b (``stats``)
     totals: np.ndarray       # (C,) the node's class weights
     w: np.ndarray            # the node's rows' weights, in index order
     y: np.ndarray            # ... and classes
-    row_w: np.ndarray        # a node of most rows, not summed: its weight per row of X, 0 at
-                             # the others (``MOST_ROWS``); else empty
+    row_w: np.ndarray        # a node of most rows (``MOST_ROWS``): its weight per row of X,
+                             # 0 at the others (the root: ``task.w``); else empty
 
 
 @njit(cache=True)
@@ -110,20 +109,23 @@ def survivors_of(task, feats, prefilter, bounds, hist, totals):
     """The ``Survivors`` of ``task``'s node, whose coarse histogram is ``hist``, kept by
     ``prefilter`` (``coarse.survivors``) from its candidates ``feats``: the node's rows'
     weights and classes gathered once, read by every survivor's pass (and, at a node of
-    most rows whose histogram was not summed, its weights per row of X: ``MOST_ROWS``)."""
+    most rows, its weights per row of X: ``MOST_ROWS``)."""
     index_order = task.index_order
     n = index_order.shape[0]
     n_rows = task.w.shape[0]
     w = np.empty(n)
     y = np.empty(n, np.intp)
-    row_w = np.zeros(n_rows if not hist.summed[0] and n >= MOST_ROWS * n_rows else 0)
     for p in range(n):
         w[p] = task.w[index_order[p]]
         y[p] = task.y[index_order[p]]
-    for p in range(n if row_w.shape[0] > 0 else 0):
-        row_w[index_order[p]] = w[p]
+    if n == n_rows:  # every row: index_order is 0 .. n - 1
+        row_w = task.w
+    else:
+        row_w = np.zeros(n_rows if n >= MOST_ROWS * n_rows else 0)
+        for p in range(n if row_w.shape[0] > 0 else 0):
+            row_w[index_order[p]] = w[p]
     return Survivors(feats[prefilter.keep], bounds, prefilter.limit, prefilter.margin,
-                     hist.counts, hist.weights, hist.summed[0], totals, w, y, row_w)
+                     hist.counts, hist.weights, totals, w, y, row_w)
 
 
 @njit(cache=True, inline='always')
@@ -146,64 +148,36 @@ def _evaluation_arrays(totals):
 
 
 @njit(cache=True)
-def _coarse_pass(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
-    """The class weights T_b of every coarse bin b of feature k in the node, summed from
-    its rows in index order, and the rows of the flagged bins (``flagged``: 1 per coarse
-    bin) summed into their exact ranks (``hist_f``; ``counts_f`` their examples, under
-    a minimum leaf size), in index order too.  Where the node's histogram was summed from its rows
-    (``survivors.summed``: the root, a smaller child) its bins are those sums, the same
-    additions in the same order, and are read, not summed again.  One pass over the
-    node's rows gathers their coarse bins (summing them where needed) and lists the
-    rows of the flagged bins, branch-free (no pass where the sums are read and no bin is
-    flagged); a second pass takes the listed rows only.  A node of every row (the root)
-    and a node of ``MOST_ROWS`` of X's rows whose sums are not read (``survivors.row_w``)
-    list nothing: the flagged bins' rows are read from the rows sorted by rank
-    (``_sum_flagged_by_rank``); the latter sums every row of X in index order, the others
-    weighing 0 (x + 0 = x: the same sums), gathering nothing."""
+def _list_flagged(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
+    """The rows of feature k's flagged coarse bins (``flagged``: 1 per coarse bin) summed
+    into their exact ranks (``hist_f``; ``counts_f`` their examples, under a minimum leaf
+    size), in index order.  A node of most rows (``survivors.row_w``) reads them from the
+    rows sorted by rank (``_sum_flagged_by_rank``); another lists them, branch-free, in
+    one pass over its rows' coarse bins (none if no bin is flagged), then takes the
+    listed rows only."""
     index_order, w, y = task.index_order, survivors.w, survivors.y
     n = index_order.shape[0]
     base, end = coarse.offsets[k], coarse.offsets[k + 1]
     coarse_codes, codes = coarse.codes[k], data.codes[k]
     constrained = task.min_leaf > 1
-    if survivors.summed and n == coarse_codes.shape[0]:  # every row: index_order is 0 .. n - 1
-        _sum_flagged_by_rank(coarse, base, end, flagged, codes, task.y, task.w, hist_f,
+    if survivors.row_w.shape[0] > 0:
+        _sum_flagged_by_rank(coarse, base, end, flagged, codes, task.y, survivors.row_w, hist_f,
                              counts_f, constrained)
-        return survivors.bin_weights[base:end], survivors.node_counts[base:end]
-    if survivors.row_w.shape[0] > 0:  # every row of X in index order, the others weighing 0
-        row_w, row_y = survivors.row_w, task.y
-        sums = np.zeros((end - base, hist_f.shape[1]))
-        for i in range(row_w.shape[0]):
-            sums[np.intp(coarse_codes[i]), row_y[i]] += row_w[i]  # x + 0 = x: the node's sums
-        _sum_flagged_by_rank(coarse, base, end, flagged, codes, row_y, row_w, hist_f, counts_f,
-                             constrained)
-        return sums, survivors.node_counts[base:end]
-    listed = np.empty(n, np.int64)
+        return
+    any_flagged = False
+    for b in range(end - base):
+        any_flagged = any_flagged or flagged[b] != 0
+    listed = np.empty(n if any_flagged else 0, np.int64)
     n_listed = 0
-    if survivors.summed:
-        sums = survivors.bin_weights[base:end]
-        any_flagged = False
-        for b in range(end - base):
-            any_flagged = any_flagged or flagged[b] != 0
-        for p in range(n if any_flagged else 0):
-            listed[n_listed] = p
-            n_listed += flagged[coarse_codes[index_order[p]]]
-    else:
-        gathered = np.empty(n, np.uint8)
-        for p in range(n):
-            gathered[p] = coarse_codes[index_order[p]]
-        sums = np.zeros((end - base, hist_f.shape[1]))
-        for p in range(n):
-            b = np.intp(gathered[p])
-            sums[b, y[p]] += w[p]
-            listed[n_listed] = p
-            n_listed += flagged[b]
+    for p in range(listed.shape[0]):
+        listed[n_listed] = p
+        n_listed += flagged[coarse_codes[index_order[p]]]
     for q in range(n_listed):
         p = listed[q]
         r = np.intp(codes[index_order[p]])
         hist_f[r, y[p]] += w[p]
         if constrained:
             counts_f[r] += 1
-    return sums, survivors.node_counts[base:end]
 
 
 @njit(cache=True, inline='always')
@@ -256,14 +230,15 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
     crit, bounds, min_leaf = task.crit, task.bounds, task.min_leaf
     constrained = min_leaf > 1
     flagged = _flags(survivors, base, nb, limit)
-    sums, counts = _coarse_pass(data, task, coarse, survivors, k, flagged, hist_f, counts_f)
+    _list_flagged(data, task, coarse, survivors, k, flagged, hist_f, counts_f)
+    sums, counts = survivors.bin_weights[base:base + nb], survivors.node_counts[base:base + nb]
     prefix = np.zeros(C)
     inner = np.zeros(C)
     left, right, no_unseen, seen_total = _evaluation_arrays(totals)
     out_left = out.lefts[j]
     before, low, high, scratch = np.zeros(C), np.zeros(C), np.zeros(C), np.zeros(C)
     last = nb - 1
-    while last >= 0 and not _present(sums, last):
+    while last >= 0 and counts[last] == 0:
         last -= 1
     best = math.inf
     best_rank = -1
@@ -331,7 +306,7 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
                 if constrained:
                     counts_f[t] = 0
         first_rank = end
-        if b == last or not _present(sums, b):
+        if b == last or counts[b] == 0:
             continue
         for c in range(C):  # the boundary after b: P_(b+1)
             prefix[c] += sums[b, c]
@@ -452,15 +427,16 @@ def boundary_ranks(data, task, coarse, k, b):
 @njit(cache=True)
 def _rows_read(data, task, coarse, survivors):
     """Per survivor, about the rows its pass reads: the node's (none for a two-level
-    feature at a root, whose coarse sums are read) and those of its coarse bins within
-    the node's limit.  They depend on the node alone, not on the threads' timing."""
+    feature at a node of most rows, which reads its flagged bins by rank) and those of
+    its coarse bins within the node's limit.  They depend on the node alone, not on the
+    threads' timing."""
     F = survivors.features.shape[0]
     n = task.index_order.shape[0]
-    read_sums = survivors.summed and n == coarse.codes.shape[1]
+    by_rank = survivors.row_w.shape[0] > 0
     rows = np.empty(F)
     for j in range(F):
         k = survivors.features[j]
-        rows[j] = 0 if read_sums and data.two_level[k] else n
+        rows[j] = 0 if by_rank and data.two_level[k] else n
         for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
             if survivors.bounds[b] <= survivors.limit:
                 rows[j] += survivors.node_counts[b]

@@ -754,7 +754,7 @@ def search(node, state, scratch, method, params):
 def _task_with(task, feats, bounds):
     """``task`` on the candidate columns ``feats`` with the bounds ``bounds``."""
     return Task(task.order, task.index_order, task.w, task.y, task.n_classes, feats, task.crit,
-                bounds, task.min_leaf)
+                bounds, task.min_leaf, task.coarse_sums, task.coarse_offsets)
 
 
 @njit(cache=True)

@@ -70,6 +70,11 @@ class Task(NamedTuple):
     crit: int                # ``criteria.CRITERIA`` code
     bounds: int              # ``criteria.BOUNDS`` code, or ``criteria.NO_UB``
     min_leaf: int            # examples each child must keep (1: any split)
+    # the node's two-level canonical coarse sums T_b as the tree builder keeps them
+    # (``build.grow``: its coarse histogram's weights, feature k's bins from
+    # coarse_offsets[k]); empty: each search sums them from the node's rows (``stats``)
+    coarse_sums: np.ndarray = np.zeros((0, 1))
+    coarse_offsets: np.ndarray = np.zeros(1, np.int64)
 
 
 class Params(NamedTuple):

@@ -23,14 +23,20 @@ A *two-level* feature (dense, numeric, more than 4 distinct values per coarse
 bin of the Dataset; ``BinnedData.two_level``) defines its canonical left
 class weights through its coarse bins (``kernels.coarse``), so that they can be
 computed without summing every rank (``refine.refined_best``): with T_b the
-class weights of coarse bin b summed over the node's rows in index order,
-P_b = T_0 + ... + T_(b-1) summed in bin order, and S_b(t) the running sum of
-the ranks of bin b up to t, the split after rank t of bin b has left weights
-P_b + S_b(t), or P_(b+1) when t is the last present rank of b (a coarse
-boundary) (``scan_two_level``).  The other features' canonical left weights
-are the running sums over their ranks (one level).  Either way each is a sum of
-the same weights, within (n + 2 B) u W of the real one (u = 2^-53, W the
-node's weight, B <= 256 coarse bins).
+class weights of coarse bin b in the node, P_b = T_0 + ... + T_(b-1) summed in
+bin order, and S_b(t) the running sum of the ranks of bin b up to t, the split
+after rank t of bin b has left weights P_b + S_b(t), or P_(b+1) when t is the
+last present rank of b (a coarse boundary) (``scan_two_level``).  T_b is the
+node's coarse histogram as the tree builder keeps it (``Task.coarse_sums``,
+``build.grow``): summed over the node's rows in index order at the root and
+at a smaller child, its parent's minus its sibling's at the larger one (as
+LightGBM's histograms are), so that no search sums a larger child's rows again;
+a node without one (a search on its own) sums its rows in index order.  The
+other features' canonical left weights are the running sums over their ranks
+(one level).  Either way each is a sum of the same weights, within
+(n + 2 B) u W of the real one (u = 2^-53, W the node's weight, B <= 256 coarse
+bins), plus, at a larger child, the error its histogram carries
+(``coarse.subtract``: its parent's and its sibling's, and one rounding per bin).
 
 Sparse features never store the implicit zero: its class weights are the
 seen class totals minus the stored entries' (``stored_seen`` counts the stored
@@ -280,8 +286,9 @@ def canonical_pass(data, work, task, k, listed, newbuf, coarse_sums):
     sparse: one pass over column k, keeping the rows flagged ``in_node``.  A
     listed feature's bins not marked yet are marked and appended to
     ``newbuf``; with a minimum leaf size, ``counts`` counts the examples per bin;
-    a two-level feature (``data.two_level``) also sums its coarse bins' class
-    weights into the zeroed ``coarse_sums``.
+    a two-level feature (``data.two_level``) also gets its coarse bins' class
+    weights T_b in the zeroed ``coarse_sums``: the tree builder's
+    (``task.coarse_sums``), or, without them, summed here.
     Returns (the new bins' count, stored entries added)."""
     index_order, w, y, counting = task.index_order, task.w, task.y, task.min_leaf > 1
     csc_indptr, csc_rows, csc_codes, in_node = (data.csc_indptr, data.csc_rows, data.csc_codes,
@@ -303,7 +310,13 @@ def canonical_pass(data, work, task, k, listed, newbuf, coarse_sums):
                 stored += 1
         return n_new, stored
     row = data.codes[k]
-    if data.two_level[k]:
+    given = task.coarse_sums.shape[0] > 0
+    if data.two_level[k] and given:
+        base = task.coarse_offsets[k]
+        for b in range(task.coarse_offsets[k + 1] - base):
+            for c in range(coarse_sums.shape[1]):
+                coarse_sums[b, c] = task.coarse_sums[base + b, c]
+    if data.two_level[k] and not given:
         of_rank = data.coarse_of_rank[off:]
         if listed or counting:
             for p in range(index_order.shape[0]):
