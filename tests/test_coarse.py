@@ -367,6 +367,54 @@ def test_reading_by_rank_is_listing_under_ties_zeros_and_extreme_weights(
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("criterion", sorted(CRITERIA))
+def test_each_boundary_score_is_its_canonical_score(criterion, n_classes):
+    """The prefilter scores every coarse boundary of a two-level feature canonically
+    (``coarse.BinBounds``): the score ``stats._full_split`` gives the left weights
+    P_(b+1), the node's coarse sums added in bin order, bit for bit, so the survivors'
+    passes read them; at a larger child too (its subtracted histogram)."""
+    from apsplit.kernels.criteria import NO_UB
+    from apsplit.kernels.search import TOL
+    from apsplit.kernels.stats import _full_split
+    ds, data, bins, parent, smaller, larger, w = _larger_child(-0.5, n_classes=n_classes,
+                                                               zero_share=0.05)
+    hist, small = (coarse.new_histogram(bins, n_classes) for _ in range(2))
+    for t, h in ((parent, hist), (smaller, small)):
+        coarse.build_dense(bins, t.feats, t.index_order, t.w, t.y, h, np.int64(1))
+    for task, h in ((parent, None), (larger, hist)):
+        if h is None:
+            h = coarse.new_histogram(bins, n_classes)
+            coarse.build_dense(bins, task.feats, task.index_order, task.w, task.y, h, np.int64(1))
+        else:
+            coarse.subtract(bins, parent.feats, h, small, w.sum())
+        rows = task.index_order
+        totals = np.zeros(n_classes)
+        for i in rows:  # in index order, as the tree builder sums them
+            totals[task.y[i]] += task.w[i]
+        bounds = np.empty(bins.offsets[-1])
+        prefilter = coarse.survivors(bins, task.feats, data.categorical, h, totals,
+                                     np.int64(rows.size), CRITERIA[criterion], task.min_leaf,
+                                     TOL * totals.sum(), bounds, np.int64(1))
+        seen_total = 0.0
+        for c in range(n_classes):
+            seen_total += totals[c]
+        checked = 0
+        for k in task.feats:
+            prefix = np.zeros(n_classes)
+            for b in range(bins.offsets[k], bins.offsets[k + 1]):
+                if h.counts[b] == 0:
+                    assert prefilter.boundary_scores[b] == np.inf
+                    continue
+                prefix = prefix + h.weights[b]
+                expected = _full_split(CRITERIA[criterion], NO_UB, prefix.copy(),
+                                       np.empty(n_classes), totals, seen_total,
+                                       np.zeros(n_classes), 0.0)
+                assert np.array_equal(prefilter.boundary_scores[b], expected)
+                checked += 1
+        assert checked >= 2 * task.feats.size  # every feature, two boundaries at least
+
+
 def _root_survivors(X, y, w, coarse_bins):
     """The root's Dataset, task, coarse bins and ``refine.Survivors`` (one thread)."""
     from apsplit.finders import check_problem, kernel_task

@@ -57,7 +57,7 @@ from numba import njit, prange
 
 from .criteria import ERROR, GINI, TIGHT, split_value
 from .lanes import PRANGE_ONLY, lane_count
-from .stats import DENSE_RATIO
+from .stats import DENSE_RATIO, _full_split, two_class_split
 
 MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
 ULP = 2.0 ** -53
@@ -80,6 +80,12 @@ CoarseBins = namedtuple("CoarseBins", [
                  # within a rank (int32), the features one after another; else empty
     "bin_rows",  # per global coarse bin, + 1: where its rows start in ``by_rank``; bin g's
                  # rows are by_rank[bin_rows[g]:bin_rows[g + 1]] (none: not two-level)
+])
+
+BinBounds = namedtuple("BinBounds", [
+    "inner",     # per global coarse bin, a lower bound on its inner splits' scores
+    "boundary",  # ... the canonical score of the split after it (+inf: an empty bin): the
+                 # node's coarse sums are a two-level feature's canonical sums (``stats``)
 ])
 
 NodeHistogram = namedtuple("NodeHistogram", [
@@ -395,11 +401,12 @@ def _two_class_impurity(crit, x, y):
 @njit(cache=True)
 def _two_class_scores(weights, lo, m, totals, crit, scratch):
     """For two classes, each of the m coarse bins lo .. lo + m - 1 (class weights B,
-    P those of the bins before it): into ``scratch[0]`` the score of its boundary
-    after it (left weights P + B), into ``scratch[1]`` the least score at the other
-    two vertices of its box, (P_0 + B_0, P_1) and (P_0, P_1 + B_1).  The prefixes are
-    summed first, so that the scores (two divisions each for gini) are a loop without
-    dependences, which the compiler vectorizes."""
+    P those of the bins before it): into ``scratch[0]`` the canonical score of its
+    boundary after it (left weights P + B, summed in bin order as ``refine`` sums them,
+    scored by ``stats.two_class_split``: ``_full_split``'s value bit for bit), into
+    ``scratch[1]`` the least score at the other two vertices of its box,
+    (P_0 + B_0, P_1) and (P_0, P_1 + B_1).  The prefixes are summed first, so that the
+    scores are a loop without dependences."""
     low0, low1, after, inner = scratch[2, :m], scratch[3, :m], scratch[0, :m], scratch[1, :m]
     p0, p1 = 0.0, 0.0
     for i in range(m):
@@ -411,22 +418,23 @@ def _two_class_scores(weights, lo, m, totals, crit, scratch):
     for i in range(m):
         h0 = low0[i] + weights[lo + i, 0]
         h1 = low1[i] + weights[lo + i, 1]
-        after[i] = _two_class_impurity(crit, h0, h1) + _two_class_impurity(crit, t0 - h0, t1 - h1)
+        after[i] = two_class_split(crit, h0, h1, t0, t1, t0 + t1)
         inner[i] = min(
             _two_class_impurity(crit, h0, low1[i]) + _two_class_impurity(crit, t0 - h0, t1 - low1[i]),
             _two_class_impurity(crit, low0[i], h1) + _two_class_impurity(crit, t0 - low0[i], t1 - h1))
 
 
 @njit(cache=True)
-def _feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bounds, least, scratch,
+def _feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bins, least, scratch,
                     vectors):
-    """Feature k's least admissible boundary score (+inf if none), and into ``bounds`` a
-    lower bound on each of its bins' inner splits (``inner_bound``; +inf for a bin
-    without two of the node's examples and two values: no inner split), their least
-    into ``least[0]``.  ``whole`` = f(T), the score with nothing on the left.  Two
-    classes: the scores from ``_two_class_scores``; more: computed bin by bin, the
-    inner vertices only where there is an inner split.  ``scratch``, ``vectors``:
-    (4, at least k's bins) and (4, C) scratch."""
+    """Feature k's least admissible boundary score (+inf if none), into ``bins`` (a
+    ``BinBounds``) each of its bins' boundary score and a lower bound on its inner
+    splits (``inner_bound``; +inf for a bin without two of the node's examples and two
+    values: no inner split), their least into ``least[0]``.  ``whole`` = f(T), the
+    score with nothing on the left.  Two classes: the scores from
+    ``_two_class_scores``; more: computed bin by bin (``stats._full_split``), the inner
+    vertices only where there is an inner split.  ``scratch``, ``vectors``: (4, at
+    least k's bins) and (4, C) scratch."""
     weights, counts = hist.weights, hist.counts
     C = totals.shape[0]
     lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
@@ -438,12 +446,16 @@ def _feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bounds, l
     last = hi - 1
     while last >= lo and counts[last] == 0:
         last -= 1
+    seen_total = 0.0
+    for c in range(C):
+        seen_total += totals[c]
     boundary = math.inf
     least[0] = math.inf
     before = whole
     left_count = 0
     for b in range(lo, hi):
-        bounds[b] = math.inf
+        bins.inner[b] = math.inf
+        bins.boundary[b] = math.inf
         if counts[b] == 0:
             continue
         if two_classes:
@@ -451,16 +463,18 @@ def _feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bounds, l
         else:
             for c in range(C):
                 high[c] = prefix[c] + weights[b, c]
-            after = _split_score(crit, high, totals, right)
+            after = _full_split(crit, TIGHT, high, right, totals, seen_total, right, 0.0)
+        bins.boundary[b] = after
         left_count += counts[b]
         if b < last and left_count >= min_leaf and n - left_count >= min_leaf:
             boundary = min(boundary, after)
         if counts[b] >= 2 and coarse.span[b] >= 2:
             if two_classes:
-                bounds[b] = min(before, after, scratch[1, b - lo])
+                bins.inner[b] = min(before, after, scratch[1, b - lo])
             else:
-                bounds[b] = inner_bound(crit, prefix, high, totals, before, after, left, right)
-            least[0] = min(least[0], bounds[b])
+                bins.inner[b] = inner_bound(crit, prefix, high, totals, before, after, left,
+                                            right)
+            least[0] = min(least[0], bins.inner[b])
         if not two_classes:
             prefix[:] = high
         before = after
@@ -471,6 +485,7 @@ Prefilter = namedtuple("Prefilter", [
     "keep",     # positions in ``feats`` of the survivors, in order
     "limit",    # g + margin: a split whose score's lower bound exceeds it cannot win
     "margin",   # tie + 4 delta: s + margin is a limit too, s any split's canonical score
+    "boundary_scores",  # per global coarse bin, its boundary's canonical score (``BinBounds``)
 ])
 
 
@@ -480,7 +495,7 @@ BIN_BOUND_VISITS = 16
 
 
 @njit(cache=True)
-def _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bounds, boundary,
+def _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bins, boundary,
                  least, lane, lanes):
     """``_feature_bounds`` of the numeric ``feats[j]``, j = lane (mod lanes): the least
     boundary score into ``boundary[j]``, the least inner bound into ``least[j]``."""
@@ -492,7 +507,7 @@ def _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bo
     for j in range(lane, feats.shape[0], lanes):
         if not categorical[feats[j]]:
             boundary[j] = _feature_bounds(coarse, feats[j], hist, totals, whole, n, crit,
-                                          min_leaf, bounds, least[j:j + 1], scratch, vectors)
+                                          min_leaf, bins, least[j:j + 1], scratch, vectors)
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
@@ -500,7 +515,8 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
               n_threads):
     """The ``Prefilter`` of the node: the features that may hold the exhaustive search's
     split (module docstring), categorical ones always.  ``bounds`` (per
-    global coarse bin) gets a lower bound on each bin's inner splits (``_feature_bounds``).
+    global coarse bin) gets a lower bound on each bin's inner splits (``_feature_bounds``),
+    and the Prefilter holds each bin's boundary score (canonical: ``BinBounds``).
     The features are dealt to ``n_threads`` threads, each feature's bins scored in one
     pass by one thread, so the result is the same for any count.
 
@@ -519,13 +535,14 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
     for j in range(F):
         n_bins += coarse.offsets[feats[j] + 1] - coarse.offsets[feats[j]]
     lanes = lane_count(n_threads, F, n_bins * BIN_BOUND_VISITS)
+    bins = BinBounds(bounds, np.full(bounds.shape[0], math.inf))
     if lanes == 1:
-        _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bounds,
+        _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bins,
                      boundary, least, np.int64(0), np.int64(1))
     else:
         # prange's index is unsigned: cast, or the callee compiles twice
         for lane in prange(lanes):
-            _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bounds,
+            _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bins,
                          boundary, least, np.int64(lane), lanes)
     g = math.inf
     for j in range(F):
@@ -538,4 +555,4 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
         if categorical[feats[j]] or least[j] <= limit or boundary[j] <= limit:
             keep[kept] = j
             kept += 1
-    return Prefilter(keep[:kept], limit, tolerance)
+    return Prefilter(keep[:kept], limit, tolerance, bins.boundary)

@@ -7,13 +7,16 @@ while its bound is within the limit.  For a dense numeric survivor,
 from the node's coarse histogram (a two-level feature's T_b are those sums by
 definition, ``stats``) and sums, only for the rows of the flagged bins, the
 class weights of their exact ranks in index order (a one-level feature sums
-every rank: its canonical sums are the running sums over them); it then walks the coarse bins in value order and
-evaluates a split at every coarse boundary (the last present rank of each bin)
-and at every present rank of the flagged bins, with the canonical left class
-weights of ``stats`` (two-level: P_b + S_b(t) inside bin b, P_(b+1) at its
-boundary; one-level: the running sums over its ranks).  These are the left
-weights ``stats.scan`` / ``stats.scan_two_level`` compute at the same ranks,
-bit for bit: the same sums in the same order.  The splits it skips score above
+every rank: its canonical sums are the running sums over them); it then walks
+the coarse bins in value order and evaluates a split at every coarse boundary
+(the last present rank of each bin) and at every present rank of the flagged
+bins, with the canonical left class weights of ``stats`` (two-level: P_b +
+S_b(t) inside bin b, P_(b+1) at its boundary; one-level: the running sums over
+its ranks).  These are the left weights ``stats.scan`` /
+``stats.scan_two_level`` compute at the same ranks, bit for bit: the same sums
+in the same order.  A two-level feature's boundaries were scored so by the
+prefilter already (``coarse.BinBounds``: P_(b+1) summed in the same order, the
+same score): their scores are read.  The splits it skips score above
 the survivors' limit (``coarse`` docstring), while the feature's best, if
 within the search's tie window of the node's optimum, lies below it: so
 whenever the feature can be returned, its best split, score and left weights
@@ -91,6 +94,7 @@ class Survivors(NamedTuple):
 
     features: np.ndarray     # the dense numeric survivors, in the search's order
     bounds: np.ndarray       # per global coarse bin, a lower bound on its inner splits' scores
+    boundary_scores: np.ndarray  # ... and its boundary's canonical score (``coarse.BinBounds``)
     limit: float             # a split whose score's lower bound exceeds it cannot win
     margin: float            # ... nor one whose bound exceeds s + margin, s a found split's score
     # the node's coarse histogram (``coarse.NodeHistogram``), its fields apart: a tuple
@@ -124,7 +128,8 @@ def survivors_of(task, feats, prefilter, bounds, hist, totals):
         row_w = np.zeros(n_rows if n >= MOST_ROWS * n_rows else 0)
         for p in range(n if row_w.shape[0] > 0 else 0):
             row_w[index_order[p]] = w[p]
-    return Survivors(feats[prefilter.keep], bounds, prefilter.limit, prefilter.margin,
+    return Survivors(feats[prefilter.keep], bounds, prefilter.boundary_scores, prefilter.limit,
+                     prefilter.margin,
                      hist.counts, hist.weights, totals, w, y, row_w)
 
 
@@ -313,7 +318,7 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
             left[c] = prefix[c]
         left_count += counts[b]
         if not constrained or (left_count >= min_leaf and n - left_count >= min_leaf):
-            value = _full_split(crit, bounds, left, right, totals, seen_total, no_unseen, 0.0)
+            value = survivors.boundary_scores[base + b]  # the score of these left weights
             if value < best:
                 best, best_rank, right_rank, best_bin = value, -1, -1, b
                 out_left[:] = left

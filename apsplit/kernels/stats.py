@@ -58,7 +58,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .criteria import ERROR, NO_UB, TIGHT, impurity, split_value
+from .criteria import ERROR, GINI, NO_UB, TIGHT, impurity, split_value
 from .sort import bisect_left, bisect_right, heapsort
 
 NO_KEYS = np.empty(0)
@@ -707,6 +707,50 @@ def _full_split(crit, bounds, left, right, seen_cls, seen_total, unseen_cls, uns
     for c in range(left.shape[0]):
         right[c] = seen_cls[c] - left[c]
     return split_value(crit, bounds, left, right, unseen_cls, unseen, False)[0]
+
+
+@njit(cache=True, inline='always')
+def two_class_split(crit, l0, l1, t0, t1, seen_total):
+    """``_full_split`` of two classes from scalars: left class weights (l0, l1), the
+    node's (t0, t1) of total ``seen_total``.  The same operations in the same order
+    (a sum that starts at 0.0 adds its first term exactly), so the same value bit for
+    bit, without arrays (``coarse`` scores every coarse boundary with it)."""
+    r0 = t0 - l0
+    r1 = t1 - l1
+    if crit == ERROR:
+        ml = -1.0
+        mr = -1.0
+        if l0 > ml:
+            ml = l0
+        if r0 > mr:
+            mr = r0
+        if l1 > ml:
+            ml = l1
+        if r1 > mr:
+            mr = r1
+        return max(seen_total - ml - mr, 0.0)
+    sl = max(l0, 0.0) + max(l1, 0.0)
+    sr = max(r0, 0.0) + max(r1, 0.0)
+    if crit == GINI:
+        ql = max(l0, 0.0) ** 2 + max(l1, 0.0) ** 2
+        qr = max(r0, 0.0) ** 2 + max(r1, 0.0) ** 2
+        return (max(sl - ql / sl, 0.0) if sl > 0.0 else 0.0) + \
+            (max(sr - qr / sr, 0.0) if sr > 0.0 else 0.0)
+    return max(_entropy_terms(sl, l0, l1), 0.0) + max(_entropy_terms(sr, r0, r1), 0.0)
+
+
+@njit(cache=True, inline='always')
+def _entropy_terms(s, x, y):
+    """s log2 s - x log2 x - y log2 y, the terms of ``split_value``'s entropy in its order
+    (those of weights <= 0 left out; 0 for s <= 0)."""
+    if s <= 0.0:
+        return 0.0
+    e = s * math.log2(s)
+    if x > 0.0:
+        e -= x * math.log2(x)
+    if y > 0.0:
+        e -= y * math.log2(y)
+    return e
 
 
 @njit(cache=True, inline='always')
