@@ -490,7 +490,7 @@ Prefilter = namedtuple("Prefilter", [
 
 
 # the threads' share of the bounds counts a coarse bin as 16 scan visits (two classes,
-# vectorized, a bin takes about 6 ns: 0.046 ms for higgs7k's root, benchmarks.phases)
+# bin-parallel, a bin takes about 6 ns: 0.046 ms for higgs7k's root, benchmarks.phases)
 BIN_BOUND_VISITS = 16
 
 
