@@ -129,8 +129,7 @@ def survivors_of(task, feats, prefilter, bounds, hist, totals):
         for p in range(n if row_w.shape[0] > 0 else 0):
             row_w[index_order[p]] = w[p]
     return Survivors(feats[prefilter.keep], bounds, prefilter.boundary_scores, prefilter.limit,
-                     prefilter.margin,
-                     hist.counts, hist.weights, totals, w, y, row_w)
+                     prefilter.margin, hist.counts, hist.weights, totals, w, y, row_w)
 
 
 @njit(cache=True, inline='always')
