@@ -155,8 +155,12 @@ def test_inner_bound_is_below_every_split_inside_the_bin(C, criterion, data):
     bound = coarse.inner_bound(crit, prefix, high, totals, before, after, left, right)
     vertex = coarse.box_bound(crit, prefix, high, totals, np.inf, left, right)
     superadditive = coarse.box_bound(crit, prefix, high, totals, -np.inf, left, right)
-    # for C > 4, the superadditive bound (at most both boundaries' scores, up to rounding)
-    assert bound == min(before, after, vertex if C <= coarse.MAX_VERTEX_CLASSES else superadditive)
+    # for C > 4, the superadditive bound (at most both boundaries' scores, up to rounding);
+    # box_bound scores two classes without arrays, so a few ulps of W log2 W apart
+    expected = min(before, after, vertex if C <= coarse.MAX_VERTEX_CLASSES else superadditive)
+    W = totals.sum()
+    tolerance = 1e-14 * W * (2.0 + abs(np.log2(W))) if C == 2 and W > 0.0 else 0.0
+    assert abs(bound - expected) <= tolerance
     for side in itertools.product([False, True], repeat=m):
         L = prefix + np.bincount(labels[list(side)], weights=w[list(side)], minlength=C)
         R = totals - L
@@ -208,6 +212,43 @@ def test_two_class_scores_are_the_generic_scores(criterion, m, data):
     tolerance = 1e-12 * max(totals.sum(), 1e-300)  # ulps of the node weight
     np.testing.assert_allclose(fast[0], after, rtol=0, atol=tolerance)
     np.testing.assert_allclose(fast[1], vertices, rtol=0, atol=tolerance)
+
+
+@pytest.mark.parametrize("rows", ["every", "half", "seven"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_nodes_histogram_sums_its_rows_two_level_features_in_row_order(rows, seed):
+    """``build_dense``: exact counts; a two-level feature's class weights are the sums of
+    its rows in index order, bit for bit (its canonical sums, ``stats``); the others',
+    summed in four lanes, are within the histogram's error bound of them.  Few values,
+    one dominant value, extreme weight ratios, a node whose size is not a multiple of 4
+    and one smaller than 4."""
+    rng = np.random.default_rng(seed)
+    n, C = 1003, 3
+    X = np.column_stack([rng.normal(size=n),                        # two-level
+                         rng.integers(0, 3, n),                     # three values
+                         np.where(rng.random(n) < 0.9, 0.0, rng.integers(1, 20, n)),  # dominant
+                         rng.integers(0, 6, n) * (rng.random(n) < 0.5)])
+    y = rng.integers(0, C, n)
+    w = np.exp(rng.normal(scale=12.0, size=n))  # ratios beyond 1e100
+    ds = apsplit.Dataset(X, coarse_bins=8, prefilter=True)
+    data, bins = ds.kernel_data(), ds.coarse_bins()
+    assert data.two_level.tolist() == [1, 0, 0, 0]
+    node = {"every": np.arange(n), "half": np.sort(rng.choice(n, n // 2, replace=False)),
+            "seven": np.sort(rng.choice(n, 7, replace=False))}[rows]
+    hist = coarse.new_histogram(bins, C)
+    hist.weights[:] = np.nan  # every bin written, empty ones included
+    hist.counts[:] = -1
+    coarse.build_dense(bins, np.arange(4), node.astype(np.int64), w, y, hist, np.int64(1))
+    for k in range(4):
+        lo, hi = bins.offsets[k], bins.offsets[k + 1]
+        codes = bins.codes[k, node]
+        sums = np.zeros((hi - lo, C))
+        np.add.at(sums, (codes, y[node]), w[node])  # unbuffered: in index order
+        np.testing.assert_array_equal(hist.counts[lo:hi], np.bincount(codes, minlength=hi - lo))
+        if k == 0:
+            np.testing.assert_array_equal(hist.weights[lo:hi], sums)
+        else:
+            assert np.abs(hist.weights[lo:hi] - sums).sum() <= hist.error[0]
 
 
 def _larger_child(cut, seed=7, n_classes=2, sigma=2.0, zero_share=0.0, levels=None, min_leaf=1):
@@ -314,7 +355,7 @@ def _survivors(data, bins, task, hist):
     prefilter = coarse.survivors(bins, task.feats, data.categorical, hist, totals,
                                  np.int64(rows.size), task.crit, task.min_leaf,
                                  TOL * totals.sum(), bounds, np.int64(1))
-    return survivors_of(task, task.feats, prefilter, bounds, hist, totals)
+    return survivors_of(task, bins, task.feats, prefilter, bounds, hist, totals)
 
 
 def _refined_both_ways(ds, data, bins, task, first, second):
@@ -431,7 +472,7 @@ def _root_survivors(X, y, w, coarse_bins):
     prefilter = coarse.survivors(bins, task.feats, data.categorical, hist, totals,
                                  np.int64(len(y)), task.crit, task.min_leaf,
                                  TOL * totals.sum(), bounds, np.int64(1))
-    return ds, task, bins, survivors_of(task, task.feats, prefilter, bounds, hist, totals)
+    return ds, task, bins, survivors_of(task, bins, task.feats, prefilter, bounds, hist, totals)
 
 
 def test_a_found_split_lowers_the_limit_for_the_survivors_after_it():

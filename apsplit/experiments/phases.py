@@ -186,7 +186,7 @@ def _time_survivors(record, task, data, work, coarse, hist, repeats, lanes):
         coarse, task.feats, data.categorical, hist, totals, n, task.crit, task.min_leaf, tie,
         bounds, lanes), repeats, min)
     ms["bounds"] = 1000.0 * seconds
-    survivors = survivors_of(task, task.feats, prefilter, bounds, hist, totals)
+    survivors = survivors_of(task, coarse, task.feats, prefilter, bounds, hist, totals)
     none_flagged = survivors._replace(bounds=np.full_like(bounds, math.inf))
     ms["canonical sums"] = _least_ms(
         lambda: _refined(data, work, task, coarse, none_flagged, lanes), repeats)
@@ -238,10 +238,8 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5, thre
     "survivors", "flagged_share", "flagged_bins", "flagged_ranks", "walked_ranks",
     "phases": {phase: least ms}, "nodes": ``tree_nodes`` of the last round's tree,
     "lightgbm_tree_ms"}, timed on ``threads`` threads (-1: every core)."""
-    if sp.issparse(X):
-        raise ValueError("the phases are timed on dense data (the sparse search has no "
-                         "survivors' passes)")
-    X = np.asarray(X, dtype=np.float64)
+    # the dense layout, as benchmarks.scaling's default: the sparse search has no survivors
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     ds = Dataset(X, prefilter=True)  # the prefilter at every node: the root has its phases
     problem = last_round_root(ds, y, rounds, depth, criterion)
     finder = Exhaustive(threads)

@@ -194,13 +194,60 @@ def _clear(coarse, feats, hist):
                 hist.weights[b, c] = 0.0
 
 
+@njit(cache=True, inline='always')
+def is_two_level(coarse, k):
+    """Whether feature k is two-level (``BinnedData.two_level``): only a two-level
+    feature's coarse bins list its rows by rank (``by_rank``)."""
+    return coarse.bin_rows[coarse.offsets[k + 1]] > coarse.bin_rows[coarse.offsets[k]]
+
+
+@njit(cache=True)
+def _sum_in_order(codes, w_node, y_node, weights, counts):
+    for p in range(codes.shape[0]):
+        b = np.intp(codes[p])
+        weights[b, y_node[p]] += w_node[p]
+        counts[b] += 1
+
+
+@njit(cache=True)
+def _sum_in_lanes(codes, w_node, y_node, weights, counts, lane_weights, lane_counts):
+    """Row p into lane p mod 4, the lanes added pairwise at the end: four independent
+    chains of adds where one bin holds most rows (few values, or one dominant value),
+    whose adds would otherwise each wait on the previous one's store.  (ijcnn1 at
+    56,000 rows: its ten 4-valued features summed 3.2x faster.)  Each lane's sum
+    rounds within (n / 4) u W and the pairwise adds within 2 u W more, inside the
+    margin's (n + 2 MAX_COARSE) u W."""
+    m = weights.shape[0]
+    lane_weights[:, :m] = 0.0
+    lane_counts[:, :m] = 0
+    n = codes.shape[0]
+    whole = n - n % 4
+    for p in range(0, whole, 4):
+        for lane in range(4):  # unrolled by LLVM: four independent load-add-stores
+            b = np.intp(codes[p + lane])
+            lane_weights[lane, b, y_node[p + lane]] += w_node[p + lane]
+            lane_counts[lane, b] += 1
+    for p in range(whole, n):
+        b = np.intp(codes[p])
+        lane_weights[0, b, y_node[p]] += w_node[p]
+        lane_counts[0, b] += 1
+    for b in range(m):
+        counts[b] = (lane_counts[0, b] + lane_counts[1, b]) + (lane_counts[2, b] + lane_counts[3, b])
+        for c in range(weights.shape[1]):
+            weights[b, c] = ((lane_weights[0, b, c] + lane_weights[1, b, c])
+                             + (lane_weights[2, b, c] + lane_weights[3, b, c]))
+
+
 @njit(cache=True)
 def _build_features(coarse, feats, first, last, index_order, w_node, y_node, hist):
     """Sum the coarse bins of the candidates ``feats[first:last]`` (each its own bins),
-    cleared first."""
+    cleared first: a two-level feature's in row order, the others' in lanes."""
     n = index_order.shape[0]
     every_row = n == coarse.codes.shape[1]  # index_order is 0 .. n - 1
     gathered = np.empty(0 if every_row else n, np.uint8)
+    C = hist.weights.shape[1]
+    lane_weights = np.empty((4, MAX_COARSE, C))
+    lane_counts = np.empty((4, MAX_COARSE), np.int64)
     for j in range(first, last):
         k = feats[j]
         row = coarse.codes[k]
@@ -212,12 +259,12 @@ def _build_features(coarse, feats, first, last, index_order, w_node, y_node, his
         lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
         weights = hist.weights[lo:hi]
         counts = hist.counts[lo:hi]
-        weights[:] = 0.0
-        counts[:] = 0
-        for p in range(n):
-            b = np.intp(gathered[p])
-            weights[b, y_node[p]] += w_node[p]
-            counts[b] += 1
+        if is_two_level(coarse, k):  # its histogram is its canonical sums (``stats``)
+            weights[:] = 0.0
+            counts[:] = 0
+            _sum_in_order(gathered, w_node, y_node, weights, counts)
+        else:
+            _sum_in_lanes(gathered, w_node, y_node, weights, counts, lane_weights, lane_counts)
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
@@ -340,8 +387,12 @@ def box_bound(crit, low, high, totals, limit, left, right):
     the least value at its vertices for C <= MAX_VERTEX_CLASSES (the score is concave
     in L), else, or when that is already above ``limit`` (the vertex minimum is at
     least it), f(low) + f(T - high) (f is superadditive and nonnegative, so f(L) >=
-    f(low) and f(T - L) >= f(T - high))."""
+    f(low) and f(T - L) >= f(T - high)); two classes without arrays
+    (``_two_class_box_bound``)."""
     C = low.shape[0]
+    if C == 2:
+        return _two_class_box_bound(crit, low[0], low[1], high[0], high[1], totals[0], totals[1],
+                                    limit)
     for c in range(C):
         right[c] = totals[c] - high[c]
     superadditive = split_value(crit, TIGHT, low, right, right, 0.0, False)[0]
@@ -349,6 +400,27 @@ def box_bound(crit, low, high, totals, limit, left, right):
         return superadditive
     corners = min(_split_score(crit, low, totals, right), _split_score(crit, high, totals, right))
     return min(corners, _other_vertices(crit, low, high, totals, left, right))
+
+
+@njit(cache=True, inline='always')
+def _two_class_box_bound(crit, low0, low1, high0, high1, t0, t1, limit):
+    """``box_bound`` of two classes: f(low) + f(T - high) when above ``limit``, else the
+    least score at the box's four vertices (``_two_class_impurity``, as the prefilter's
+    inner bounds)."""
+    superadditive = _two_class_impurity(crit, low0, low1) + \
+        _two_class_impurity(crit, t0 - high0, t1 - high1)
+    if superadditive > limit:
+        return superadditive
+    return min(_two_class_score(crit, low0, low1, t0, t1),
+               _two_class_score(crit, high0, high1, t0, t1),
+               _two_class_score(crit, high0, low1, t0, t1),
+               _two_class_score(crit, low0, high1, t0, t1))
+
+
+@njit(cache=True, inline='always')
+def _two_class_score(crit, l0, l1, t0, t1):
+    """f(L) + f(T - L) of two classes (``_two_class_impurity``)."""
+    return _two_class_impurity(crit, l0, l1) + _two_class_impurity(crit, t0 - l0, t1 - l1)
 
 
 @njit(cache=True, inline='always')
@@ -419,9 +491,8 @@ def _two_class_scores(weights, lo, m, totals, crit, scratch):
         h0 = low0[i] + weights[lo + i, 0]
         h1 = low1[i] + weights[lo + i, 1]
         after[i] = two_class_split(crit, h0, h1, t0, t1, t0 + t1)
-        inner[i] = min(
-            _two_class_impurity(crit, h0, low1[i]) + _two_class_impurity(crit, t0 - h0, t1 - low1[i]),
-            _two_class_impurity(crit, low0[i], h1) + _two_class_impurity(crit, t0 - low0[i], t1 - h1))
+        inner[i] = min(_two_class_score(crit, h0, low1[i], t0, t1),
+                       _two_class_score(crit, low0[i], h1, t0, t1))
 
 
 @njit(cache=True)

@@ -55,7 +55,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .coarse import box_bound
+from .coarse import box_bound, is_two_level
 from .lanes import PRANGE_ONLY, deal, lane_count
 from .stats import _full_split, canonical_pass
 
@@ -102,34 +102,34 @@ class Survivors(NamedTuple):
     node_counts: np.ndarray  # the node's examples per global coarse bin
     bin_weights: np.ndarray  # (bins, C) ... and class weights: its canonical T_b (``stats``)
     totals: np.ndarray       # (C,) the node's class weights
-    w: np.ndarray            # the node's rows' weights, in index order
-    y: np.ndarray            # ... and classes
-    row_w: np.ndarray        # a node of most rows (``MOST_ROWS``): its weight per row of X,
-                             # 0 at the others (the root: ``task.w``); else empty
+    row_w: np.ndarray        # a node of most rows (``MOST_ROWS``) where a two-level survivor
+                             # has a bin within the limit: its weight per row of X, 0 at the
+                             # others (the root: ``task.w``); else empty
 
 
 @njit(cache=True)
-def survivors_of(task, feats, prefilter, bounds, hist, totals):
+def survivors_of(task, coarse, feats, prefilter, bounds, hist, totals):
     """The ``Survivors`` of ``task``'s node, whose coarse histogram is ``hist``, kept by
-    ``prefilter`` (``coarse.survivors``) from its candidates ``feats``: the node's rows'
-    weights and classes gathered once, read by every survivor's pass (and, at a node of
-    most rows, its weights per row of X: ``MOST_ROWS``)."""
+    ``prefilter`` (``coarse.survivors``) from its candidates ``feats``, with, at a node of
+    most rows whose two-level survivors have a bin to walk, its weights per row of X
+    (``MOST_ROWS``)."""
     index_order = task.index_order
     n = index_order.shape[0]
     n_rows = task.w.shape[0]
-    w = np.empty(n)
-    y = np.empty(n, np.intp)
-    for p in range(n):
-        w[p] = task.w[index_order[p]]
-        y[p] = task.y[index_order[p]]
+    kept = feats[prefilter.keep]
+    walks = False  # a two-level survivor has a bin within the limit
+    for k in kept:
+        if is_two_level(coarse, k):
+            for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
+                walks = walks or bounds[b] <= prefilter.limit
     if n == n_rows:  # every row: index_order is 0 .. n - 1
         row_w = task.w
     else:
-        row_w = np.zeros(n_rows if n >= MOST_ROWS * n_rows else 0)
+        row_w = np.zeros(n_rows if walks and n >= MOST_ROWS * n_rows else 0)
         for p in range(n if row_w.shape[0] > 0 else 0):
-            row_w[index_order[p]] = w[p]
-    return Survivors(feats[prefilter.keep], bounds, prefilter.boundary_scores, prefilter.limit,
-                     prefilter.margin, hist.counts, hist.weights, totals, w, y, row_w)
+            row_w[index_order[p]] = task.w[index_order[p]]
+    return Survivors(kept, bounds, prefilter.boundary_scores, prefilter.limit,
+                     prefilter.margin, hist.counts, hist.weights, totals, row_w)
 
 
 @njit(cache=True, inline='always')
@@ -159,7 +159,7 @@ def _list_flagged(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
     rows sorted by rank (``_sum_flagged_by_rank``); another lists them, branch-free, in
     one pass over its rows' coarse bins (none if no bin is flagged), then takes the
     listed rows only."""
-    index_order, w, y = task.index_order, survivors.w, survivors.y
+    index_order, w, y = task.index_order, task.w, task.y
     n = index_order.shape[0]
     base, end = coarse.offsets[k], coarse.offsets[k + 1]
     coarse_codes, codes = coarse.codes[k], data.codes[k]
@@ -177,9 +177,9 @@ def _list_flagged(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
         listed[n_listed] = p
         n_listed += flagged[coarse_codes[index_order[p]]]
     for q in range(n_listed):
-        p = listed[q]
-        r = np.intp(codes[index_order[p]])
-        hist_f[r, y[p]] += w[p]
+        i = index_order[listed[q]]
+        r = np.intp(codes[i])
+        hist_f[r, y[i]] += w[i]
         if constrained:
             counts_f[r] += 1
 
@@ -430,9 +430,10 @@ def boundary_ranks(data, task, coarse, k, b):
 
 @njit(cache=True)
 def _rows_read(data, task, coarse, survivors):
-    """Per survivor, about the rows its pass reads: the node's (none for a two-level
-    feature at a node of most rows, which reads its flagged bins by rank) and those of
-    its coarse bins within the node's limit.  They depend on the node alone, not on the
+    """Per survivor, about the rows its pass reads: those of its coarse bins within the
+    node's limit, and the node's (a one-level feature's canonical pass; a two-level
+    feature's listing of its flagged bins' rows, unless there are none or it reads them
+    by rank at a node of most rows).  They depend on the node alone, not on the
     threads' timing."""
     F = survivors.features.shape[0]
     n = task.index_order.shape[0]
@@ -440,10 +441,12 @@ def _rows_read(data, task, coarse, survivors):
     rows = np.empty(F)
     for j in range(F):
         k = survivors.features[j]
-        rows[j] = 0 if by_rank and data.two_level[k] else n
+        flagged = 0
         for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
             if survivors.bounds[b] <= survivors.limit:
-                rows[j] += survivors.node_counts[b]
+                flagged += survivors.node_counts[b]
+        lists = not data.two_level[k] or (flagged > 0 and not by_rank)
+        rows[j] = flagged + (n if lists else 0)
     return rows
 
 

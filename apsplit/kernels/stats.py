@@ -701,7 +701,17 @@ def _next_present(listed, present, off, n_present, hist, n_bins, t, j):
 
 @njit(cache=True, inline='always')
 def _full_split(crit, bounds, left, right, seen_cls, seen_total, unseen_cls, unseen):
-    """The exact score f(L) + f(T - L) of a fully assessed split, as ``scan`` computes it."""
+    """The exact score f(L) + f(T - L) of a fully assessed split, as ``scan`` computes it:
+    for two classes by ``two_class_split`` (the same value without arrays), else by
+    ``generic_full_split``."""
+    if left.shape[0] == 2:
+        return two_class_split(crit, left[0], left[1], seen_cls[0], seen_cls[1], seen_total)
+    return generic_full_split(crit, bounds, left, right, seen_cls, seen_total, unseen_cls, unseen)
+
+
+@njit(cache=True, inline='always')
+def generic_full_split(crit, bounds, left, right, seen_cls, seen_total, unseen_cls, unseen):
+    """``_full_split`` for any number of classes (``right``: scratch)."""
     if crit == ERROR:
         return _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, False)[0]
     for c in range(left.shape[0]):
@@ -711,7 +721,7 @@ def _full_split(crit, bounds, left, right, seen_cls, seen_total, unseen_cls, uns
 
 @njit(cache=True, inline='always')
 def two_class_split(crit, l0, l1, t0, t1, seen_total):
-    """``_full_split`` of two classes from scalars: left class weights (l0, l1), the
+    """``generic_full_split`` of two classes from scalars: left class weights (l0, l1), the
     node's (t0, t1) of total ``seen_total``.  The same operations in the same order
     (a sum that starts at 0.0 adds its first term exactly), so the same value bit for
     bit, without arrays (``coarse`` scores every coarse boundary with it)."""
