@@ -231,7 +231,7 @@ class Boosting(Exportable):
         floor = np.finfo(float).eps if self.stopping == "sklearn" else 0.0
         w = w0.copy()
         n_positive = floor_weights(w, zero, floor)
-        order = root.order if keep_order else np.flatnonzero(w)
+        order = root.order if keep_order else _positive_rows(w, n_positive)
         votes = np.zeros((ds.n_rows, C))  # sum_t alpha_t (1[h_t = k] - 1[h_t != k] / (C-1))
         self.trees_, alphas, errors, self.history_, correct = [], [], [], [], []
         for t in range(self.n_rounds):
@@ -255,7 +255,8 @@ class Boosting(Exportable):
             if not stop and t < self.n_rounds - 1:
                 w = w.copy()  # the round's Problem (a finder may keep it) keeps its weights
                 n_positive = reweight(w, miss, math.exp(s * alpha), zero, floor)
-                order = merge_groups(order, w, miss) if keep_order else np.flatnonzero(w)
+                order = merge_groups(order, w, miss) if keep_order else \
+                    _positive_rows(w, n_positive)
             seconds = time.perf_counter() - start
             self.trees_.append(tree)
             alphas.append(alpha)
@@ -562,6 +563,12 @@ def _has_recession(margins):
     result = linprog(-margins.sum(axis=0), A_ub=-margins, b_ub=np.zeros(margins.shape[0]),
                      bounds=[(-1.0, 1.0)] * T, method="highs")
     return result.status == 0 and -result.fun > 1e-6
+
+
+def _positive_rows(w, n_positive):
+    """The rows of positive weight, in index order (``n_positive`` of them): every row
+    (np.arange: 0.016 ms against np.flatnonzero's 0.12 at 56,000 rows) unless a weight is 0."""
+    return np.arange(w.size) if n_positive == w.size else np.flatnonzero(w)
 
 
 def _decision(votes):
