@@ -203,7 +203,11 @@ def test_two_class_scores_are_the_generic_scores(criterion, m, data):
     totals = weights.sum(axis=0) + np.array(data.draw(st.tuples(cell, cell)))
     crit = CRITERIA[criterion]
     fast = np.empty((4, m))
-    coarse._two_class_scores(weights, 0, m, totals, crit, fast)
+    coarse._two_class_scores(weights, 0, m, totals, crit, fast, True)
+    boundaries_only = np.full((4, m), np.nan)  # a feature of one value per bin
+    coarse._two_class_scores(weights, 0, m, totals, crit, boundaries_only, False)
+    np.testing.assert_array_equal(boundaries_only[0], fast[0])
+    assert np.isnan(boundaries_only[1]).all()
     prefixes = np.vstack([np.zeros(2), np.cumsum(weights, axis=0)])
     left, right = np.empty(2), np.empty(2)
     after = [coarse._split_score(crit, high, totals, right) for high in prefixes[1:]]

@@ -471,14 +471,14 @@ def _two_class_impurity(crit, x, y):
 
 
 @njit(cache=True)
-def _two_class_scores(weights, lo, m, totals, crit, scratch):
+def _two_class_scores(weights, lo, m, totals, crit, scratch, inner_too):
     """For two classes, each of the m coarse bins lo .. lo + m - 1 (class weights B,
     P those of the bins before it): into ``scratch[0]`` the canonical score of its
     boundary after it (left weights P + B, summed in bin order as ``refine`` sums them,
-    scored by ``stats.two_class_split``: ``_full_split``'s value bit for bit), into
-    ``scratch[1]`` the least score at the other two vertices of its box,
-    (P_0 + B_0, P_1) and (P_0, P_1 + B_1).  The prefixes are summed first, so that the
-    scores are a loop without dependences."""
+    scored by ``stats.two_class_split``: ``_full_split``'s value bit for bit), and, if
+    ``inner_too``, into ``scratch[1]`` the least score at the other two vertices of its
+    box, (P_0 + B_0, P_1) and (P_0, P_1 + B_1).  The prefixes are summed first, so that
+    the scores are a loop without dependences."""
     low0, low1, after, inner = scratch[2, :m], scratch[3, :m], scratch[0, :m], scratch[1, :m]
     p0, p1 = 0.0, 0.0
     for i in range(m):
@@ -491,8 +491,9 @@ def _two_class_scores(weights, lo, m, totals, crit, scratch):
         h0 = low0[i] + weights[lo + i, 0]
         h1 = low1[i] + weights[lo + i, 1]
         after[i] = two_class_split(crit, h0, h1, t0, t1, t0 + t1)
-        inner[i] = min(_two_class_score(crit, h0, low1[i], t0, t1),
-                       _two_class_score(crit, low0[i], h1, t0, t1))
+        if inner_too:  # loop-invariant: LLVM unswitches it
+            inner[i] = min(_two_class_score(crit, h0, low1[i], t0, t1),
+                           _two_class_score(crit, low0[i], h1, t0, t1))
 
 
 @njit(cache=True)
@@ -510,8 +511,11 @@ def _feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bins, lea
     C = totals.shape[0]
     lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
     two_classes = C == 2
-    if two_classes:
-        _two_class_scores(weights, lo, hi - lo, totals, crit, scratch)
+    if two_classes:  # the inner vertices only where a bin holds two values or more
+        widest = 1
+        for b in range(lo, hi):
+            widest = max(widest, coarse.span[b])
+        _two_class_scores(weights, lo, hi - lo, totals, crit, scratch, widest >= 2)
     prefix, high, left, right = vectors[0], vectors[1], vectors[2], vectors[3]
     prefix[:] = 0.0
     last = hi - 1
