@@ -66,6 +66,7 @@ MAX_VERTEX_CLASSES = 4  # inner bounds enumerate the 2^C vertices up to this man
 PAYS_VALUES_PER_BIN = 2  # prefilter="auto": once the plain scans would visit 2 values per coarse bin
 TWO_LEVEL_VALUES_PER_BIN = 4  # a dense feature with more values per coarse bin sums in two levels
 UNGROUPED_ROWS_PER_BIN = 8  # no grouped candidate: once the node holds 8 rows per bin
+LANE_ROWS_PER_BIN = 8  # a level feature sums in four lanes at a node of this many rows per bin
 NEVER = 2 ** 31  # a min_mean_bins no node reaches (a feature has fewer bins than rows)
 
 CoarseBins = namedtuple("CoarseBins", [
@@ -259,7 +260,9 @@ def _build_features(coarse, feats, first, last, index_order, w_node, y_node, his
         lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
         weights = hist.weights[lo:hi]
         counts = hist.counts[lo:hi]
-        if is_two_level(coarse, k):  # its histogram is its canonical sums (``stats``)
+        # a two-level feature's histogram is its canonical sums (``stats``); lanes pay
+        # where the rows outnumber the four lanes' bins to clear and add
+        if is_two_level(coarse, k) or n < LANE_ROWS_PER_BIN * (hi - lo):
             weights[:] = 0.0
             counts[:] = 0
             _sum_in_order(gathered, w_node, y_node, weights, counts)
