@@ -237,7 +237,8 @@ def run(X, y, name="data", rounds=30, depth=3, criterion="gini", repeats=5, thre
     """{"dataset", "rows", "features", "rounds", "depth", "criterion", "threads",
     "survivors", "flagged_share", "flagged_bins", "flagged_ranks", "walked_ranks",
     "phases": {phase: least ms}, "nodes": ``tree_nodes`` of the last round's tree,
-    "lightgbm_tree_ms"}, timed on ``threads`` threads (-1: every core)."""
+    "lightgbm_tree_ms"}, timed on ``threads`` threads (-1: every core); sparse ``X`` in
+    the dense layout."""
     # the dense layout, as benchmarks.scaling's default: the sparse search has no survivors
     X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     ds = Dataset(X, prefilter=True)  # the prefilter at every node: the root has its phases
