@@ -5,6 +5,8 @@ the repository root:
 
     python -m benchmarks.phases --data higgs7k --size 56000 --rounds 30
     python -m benchmarks.phases --data higgs7k --size 56000 --rounds 30 --threads 2
+    python -m benchmarks.phases --data mnist-train-60000.npz --format npz --rows 7000 \
+        --labels odd-even --rounds 20
 """
 
 import argparse
@@ -12,7 +14,7 @@ import sys
 
 from apsplit.experiments import paper, phases
 from apsplit.experiments.report import count, require_plotting
-from apsplit.experiments.scaling import add_size_argument, pooled
+from apsplit.experiments.scaling import LABELS, add_size_argument, odd_even, pooled
 
 
 def main(argv=None):
@@ -25,11 +27,16 @@ def main(argv=None):
                         help="timed calls per phase, the least kept (default 5)")
     parser.add_argument("--threads", type=count(1), default=1,
                         help="threads of every phase, the tree and LightGBM (default 1)")
+    parser.add_argument("--labels", choices=LABELS, default="native",
+                        help="native: the classes as loaded; odd-even: integer labels by parity "
+                             "(MNIST's odd against even digits, as benchmarks.scaling's)")
     args = parser.parse_args(argv)
     require_plotting(parser)
     data = paper.sweep_data(parser, args)
     X, y = pooled(data["X"], data["y"], args.size)
     try:
+        if args.labels == "odd-even":
+            y = odd_even(y)
         result = phases.run(X, y, data["name"], args.rounds, args.depth, repeats=args.repeats,
                             threads=args.threads)
     except ValueError as exc:

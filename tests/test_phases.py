@@ -42,6 +42,22 @@ def test_command(tmp_path, capsys):
     assert "survivors' passes" in printed and "trees, one thread:" in printed
 
 
+def test_odd_even_labels_are_the_labels_parity(tmp_path):
+    """``--labels odd-even`` (MNIST's odd against even digits) times the trees of the
+    labels' parity, as benchmarks.scaling's option does."""
+    from apsplit.experiments.scaling import odd_even
+    out = tmp_path / "p.json"
+    assert phases_command.main(["--data", "pendigits", "--rows", "400", "--rounds", "2",
+                                "--depth", "2", "--repeats", "1", "--labels", "odd-even",
+                                "--json", str(out), "--plot", str(tmp_path / "p.png")]) == 0
+    X, y, classes = load_bundled("pendigits")
+    direct = phases.run(X[:400], odd_even(classes[y[:400]]), "pendigits", rounds=2, depth=2,
+                        repeats=1)
+    keys = ("node", "rows", "histogram", "survivors", "feature")
+    assert [[node[k] for k in keys] for node in json.loads(out.read_text())["nodes"]] == \
+        [[node[k] for k in keys] for node in direct["nodes"]]
+
+
 def test_on_two_threads_the_phases_search_the_same_nodes_alike(capsys):
     """``--threads 2``: every phase on two threads; the nodes, their histograms and the
     splits their searches return are the one-thread run's."""

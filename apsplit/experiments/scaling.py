@@ -137,19 +137,26 @@ def pooled(X, y, size):
     return (X, y) if size is None else row_pool(X, y, size)
 
 
+def odd_even(labels):
+    """0 for each even and 1 for each odd integer label (MNIST's odd against even digits;
+    ``--labels odd-even``); a ValueError if the labels are not integers or all of one parity."""
+    labels = np.asarray(labels)
+    try:
+        values = labels.astype(np.int64)
+    except ValueError:
+        raise ValueError(f"labels 'odd-even' need integer labels, got {labels[:3].tolist()}") \
+            from None
+    parity = values % 2
+    if np.unique(parity).size < 2:
+        raise ValueError(f"labels 'odd-even' leave one class (labels {np.unique(labels).tolist()})")
+    return parity
+
+
 def _labels(y, classes, labels):
     """Class codes for ``labels``: "native" as loaded, "odd-even" the numeric labels' parity."""
     if labels == "native":
         return y, classes
-    try:
-        values = classes.astype(np.int64)[y]
-    except ValueError:
-        raise ValueError(f"labels 'odd-even' need integer labels, got {classes[:3].tolist()}") \
-            from None
-    parity = values % 2
-    if np.unique(parity).size < 2:
-        raise ValueError(f"labels 'odd-even' leave one class (labels {classes.tolist()})")
-    return parity, np.array(["even", "odd"])
+    return odd_even(classes[y]), np.array(["even", "odd"])
 
 
 def _inputs(X, layout):
