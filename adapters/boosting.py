@@ -567,7 +567,7 @@ def _has_recession(margins):
 
 def _positive_rows(w, n_positive):
     """The rows of positive weight, in index order (``n_positive`` of them): every row
-    (np.arange: 0.016 ms against np.flatnonzero's 0.12 at 56,000 rows) unless a weight is 0."""
+    (np.arange, cheaper than np.flatnonzero) unless a weight is 0."""
     return np.arange(w.size) if n_positive == w.size else np.flatnonzero(w)
 
 

@@ -78,7 +78,7 @@ def add_round_votes(votes, predicted, alpha, codes, w0):
     C = votes.shape[1]
     other = -alpha / (C - 1)
     err = 0.0
-    for i in range(votes.shape[0]):  # one pass per row, no branch on the data: 5x faster
+    for i in range(votes.shape[0]):  # one pass per row, no branch on the data
         p = predicted[i]  # read once: votes' stores might alias it, as far as LLVM knows
         best = 0
         top = -np.inf

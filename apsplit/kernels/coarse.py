@@ -214,10 +214,10 @@ def _sum_in_order(codes, w_node, y_node, weights, counts):
 def _sum_in_lanes(codes, w_node, y_node, weights, counts, lane_weights, lane_counts):
     """Row p into lane p mod 4, the lanes added pairwise at the end: four independent
     chains of adds where one bin holds most rows (few values, or one dominant value),
-    whose adds would otherwise each wait on the previous one's store.  (ijcnn1 at
-    56,000 rows: its ten 4-valued features summed 3.2x faster.)  Each lane's sum
-    rounds within (n / 4) u W and the pairwise adds within 2 u W more, inside the
-    margin's (n + 2 MAX_COARSE) u W."""
+    whose adds would otherwise each wait on the previous one's store (ijcnn1's root
+    at 56,000 rows, ten of its features 4-valued: 2.09 -> 1.13 ms, benchmarks.phases).
+    Each lane's sum rounds within (n / 4) u W and the pairwise adds within 2 u W more,
+    inside the margin's (n + 2 MAX_COARSE) u W."""
     m = weights.shape[0]
     lane_weights[:, :m] = 0.0
     lane_counts[:, :m] = 0
@@ -228,12 +228,10 @@ def _sum_in_lanes(codes, w_node, y_node, weights, counts, lane_weights, lane_cou
             b = np.intp(codes[p + lane])
             lane_weights[lane, b, y_node[p + lane]] += w_node[p + lane]
             lane_counts[lane, b] += 1
-    for p in range(whole, n):
-        b = np.intp(codes[p])
-        lane_weights[0, b, y_node[p]] += w_node[p]
-        lane_counts[0, b] += 1
+    _sum_in_order(codes[whole:], w_node[whole:], y_node[whole:], lane_weights[0], lane_counts[0])
     for b in range(m):
-        counts[b] = (lane_counts[0, b] + lane_counts[1, b]) + (lane_counts[2, b] + lane_counts[3, b])
+        counts[b] = ((lane_counts[0, b] + lane_counts[1, b])
+                     + (lane_counts[2, b] + lane_counts[3, b]))
         for c in range(weights.shape[1]):
             weights[b, c] = ((lane_weights[0, b, c] + lane_weights[1, b, c])
                              + (lane_weights[2, b, c] + lane_weights[3, b, c]))
@@ -408,22 +406,16 @@ def box_bound(crit, low, high, totals, limit, left, right):
 @njit(cache=True, inline='always')
 def _two_class_box_bound(crit, low0, low1, high0, high1, t0, t1, limit):
     """``box_bound`` of two classes: f(low) + f(T - high) when above ``limit``, else the
-    least score at the box's four vertices (``_two_class_impurity``, as the prefilter's
-    inner bounds)."""
+    least score at the box's four vertices (``stats.two_class_split``)."""
     superadditive = _two_class_impurity(crit, low0, low1) + \
         _two_class_impurity(crit, t0 - high0, t1 - high1)
     if superadditive > limit:
         return superadditive
-    return min(_two_class_score(crit, low0, low1, t0, t1),
-               _two_class_score(crit, high0, high1, t0, t1),
-               _two_class_score(crit, high0, low1, t0, t1),
-               _two_class_score(crit, low0, high1, t0, t1))
-
-
-@njit(cache=True, inline='always')
-def _two_class_score(crit, l0, l1, t0, t1):
-    """f(L) + f(T - L) of two classes (``_two_class_impurity``)."""
-    return _two_class_impurity(crit, l0, l1) + _two_class_impurity(crit, t0 - l0, t1 - l1)
+    W = t0 + t1
+    return min(two_class_split(crit, low0, low1, t0, t1, W),
+               two_class_split(crit, high0, high1, t0, t1, W),
+               two_class_split(crit, high0, low1, t0, t1, W),
+               two_class_split(crit, low0, high1, t0, t1, W))
 
 
 @njit(cache=True, inline='always')
@@ -490,13 +482,14 @@ def _two_class_scores(weights, lo, m, totals, crit, scratch, inner_too):
         p0 += weights[lo + i, 0]
         p1 += weights[lo + i, 1]
     t0, t1 = totals[0], totals[1]
+    W = t0 + t1
     for i in range(m):
         h0 = low0[i] + weights[lo + i, 0]
         h1 = low1[i] + weights[lo + i, 1]
-        after[i] = two_class_split(crit, h0, h1, t0, t1, t0 + t1)
+        after[i] = two_class_split(crit, h0, h1, t0, t1, W)
         if inner_too:  # loop-invariant: LLVM unswitches it
-            inner[i] = min(_two_class_score(crit, h0, low1[i], t0, t1),
-                           _two_class_score(crit, low0[i], h1, t0, t1))
+            inner[i] = min(two_class_split(crit, h0, low1[i], t0, t1, W),
+                           two_class_split(crit, low0[i], h1, t0, t1, W))
 
 
 @njit(cache=True)
