@@ -202,11 +202,11 @@ def test_two_class_scores_are_the_generic_scores(criterion, m, data):
     weights = np.array(data.draw(st.lists(st.tuples(cell, cell), min_size=m, max_size=m)))
     totals = weights.sum(axis=0) + np.array(data.draw(st.tuples(cell, cell)))
     crit = CRITERIA[criterion]
-    fast = np.empty((4, m))
+    fast = np.empty((4, m + 1))
     coarse._two_class_scores(weights, 0, m, totals, crit, fast, True)
-    boundaries_only = np.full((4, m), np.nan)  # a feature of one value per bin
+    boundaries_only = np.full((4, m + 1), np.nan)  # a feature of one value per bin
     coarse._two_class_scores(weights, 0, m, totals, crit, boundaries_only, False)
-    np.testing.assert_array_equal(boundaries_only[0], fast[0])
+    np.testing.assert_array_equal(boundaries_only[0, :m], fast[0, :m])
     assert np.isnan(boundaries_only[1]).all()
     prefixes = np.vstack([np.zeros(2), np.cumsum(weights, axis=0)])
     left, right = np.empty(2), np.empty(2)
@@ -214,8 +214,50 @@ def test_two_class_scores_are_the_generic_scores(criterion, m, data):
     vertices = [coarse.inner_bound(crit, low, high, totals, np.inf, np.inf, left, right)
                 for low, high in zip(prefixes[:-1], prefixes[1:])]
     tolerance = 1e-12 * max(totals.sum(), 1e-300)  # ulps of the node weight
-    np.testing.assert_allclose(fast[0], after, rtol=0, atol=tolerance)
-    np.testing.assert_allclose(fast[1], vertices, rtol=0, atol=tolerance)
+    np.testing.assert_allclose(fast[0, :m], after, rtol=0, atol=tolerance)
+    np.testing.assert_allclose(fast[1, :m], vertices, rtol=0, atol=tolerance)
+
+
+@settings(max_examples=scaled(1.0))
+@given(st.sampled_from(sorted(CRITERIA)), st.integers(1, 12), st.integers(1, 4), st.data())
+def test_two_class_feature_bounds_are_the_generic_bounds(criterion, m, min_leaf, data):
+    """``_feature_bounds`` of two classes (selects, no branch per bin) against
+    ``generic_feature_bounds`` on the same bins: the same boundary scores bit for bit,
+    the same least admissible boundary, inner bounds up to rounding, +inf in the same
+    bins; empty bins (leading, trailing, between), bins of one example, of one value
+    and of many, extreme weights, ``min_leaf`` leaving no admissible boundary."""
+    weight = WEIGHT_KINDS[data.draw(st.sampled_from(["uniform", "extreme", "boosting"]))]
+    counts = np.array(data.draw(st.lists(st.sampled_from([0, 0, 1, 2, 5]), min_size=m,
+                                         max_size=m)), np.int64)
+    cell = st.tuples(weight, weight).map(np.array)
+    weights = np.array([data.draw(cell) if c > 0 else np.zeros(2) for c in counts]).reshape(m, 2)
+    span = np.array(data.draw(st.lists(st.integers(1, 3), min_size=m, max_size=m)), np.int64)
+    totals = weights.sum(axis=0)
+    bins = coarse.no_coarse_bins()._replace(offsets=np.array([0, m], np.int64), span=span,
+                                           bin_rows=np.zeros(m + 1, np.int64))
+    hist = coarse.NodeHistogram(weights, counts, np.zeros(1))
+    crit = CRITERIA[criterion]
+    n = np.int64(counts.sum())
+    vectors = np.zeros((4, 2))
+    whole = coarse._split_score(crit, vectors[0], totals, vectors[1])
+    results = []
+    for bounds_of in ("_feature_bounds", "generic_feature_bounds"):
+        out = coarse.BinBounds(np.full(m, np.nan), np.full(m, np.nan))
+        least = np.full(1, np.nan)
+        extra = (np.full((4, m + 1), np.nan),) if bounds_of == "_feature_bounds" else ()
+        boundary = getattr(coarse, bounds_of)(bins, 0, hist, totals, whole, n, crit, min_leaf,
+                                              out, least, *extra, vectors)
+        results.append((boundary, out, least[0]))
+    (fast, fast_bins, fast_least), (generic, generic_bins, generic_least) = results
+    assert fast == generic
+    np.testing.assert_array_equal(fast_bins.boundary, generic_bins.boundary)
+    np.testing.assert_array_equal(np.isinf(fast_bins.inner), np.isinf(generic_bins.inner))
+    finite = np.isfinite(generic_bins.inner)
+    W = max(totals.sum(), 1e-300)
+    tolerance = 1e-14 * W * (2.0 + abs(np.log2(W)))  # a few ulps of W log2 W (box_bound)
+    np.testing.assert_allclose(fast_bins.inner[finite], generic_bins.inner[finite], rtol=0,
+                               atol=tolerance)
+    assert fast_least == generic_least or abs(fast_least - generic_least) <= tolerance
 
 
 @pytest.mark.parametrize("rows", ["every", "half", "seven"])
