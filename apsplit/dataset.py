@@ -18,7 +18,8 @@ import scipy.sparse as sp
 from .kernels.binning import bin_columns, coarse_columns
 from .kernels.build import threshold_of
 from .kernels.coarse import (MAX_COARSE, NEVER, PAYS_VALUES_PER_BIN, TWO_LEVEL_VALUES_PER_BIN,
-                             CoarseBins, group_ranks, no_coarse_bins)
+                             CoarseBins, group_ranks, list_other_rows, no_coarse_bins,
+                             no_other_rows)
 from .kernels.state import BinnedData, Workspace
 from .parallel import check_threads, each_feature
 
@@ -244,7 +245,8 @@ class Dataset:
             of_rank = np.arange(total) - np.repeat(self.bin_offsets[:-1], self.n_bins)
             return CoarseBins(self.codes, np.zeros(0, np.int32), np.full(K, -1), self.bin_offsets,
                               np.ones(total, np.int64), of_rank.astype(np.uint8), min_mean_bins,
-                              np.zeros(0, np.int32), np.zeros(total + 1, np.int64))
+                              np.zeros(0, np.int32), np.zeros(total + 1, np.int64),
+                              *list_other_rows(self.codes, self.bin_offsets, self._two_level_mask()))
         if not self.is_sparse:
             return coarse_columns(self.codes, self.bin_offsets, self._two_level_mask(), B,
                                   min_mean_bins, self._n_threads)
@@ -267,7 +269,7 @@ class Dataset:
         # no two-level features (dense only): no rows sorted by rank
         return CoarseBins(np.zeros((0, 0), np.uint8), csr_bins, zero_bin, offsets, span,
                           of_rank.astype(np.uint8), min_mean_bins, np.zeros(0, np.int32),
-                          np.zeros(offsets[-1] + 1, np.int64))
+                          np.zeros(offsets[-1] + 1, np.int64), *no_other_rows(K))
 
     def _rank_counts(self, k):
         """The rows per rank of sparse feature k, its implicit zeros included."""

@@ -265,9 +265,9 @@ def test_two_class_feature_bounds_are_the_generic_bounds(criterion, m, min_leaf,
 def test_a_nodes_histogram_sums_its_rows_two_level_features_in_row_order(rows, seed):
     """``build_dense``: exact counts; a two-level feature's class weights are the sums of
     its rows in index order, bit for bit (its canonical sums, ``stats``); the others',
-    summed in four lanes, are within the histogram's error bound of them.  Few values,
-    one dominant value, extreme weight ratios, a node whose size is not a multiple of 4
-    and one smaller than 4."""
+    summed in four lanes or from the rows outside a dominant bin, are within the
+    histogram's error bound of them.  Few values, one dominant value, extreme weight
+    ratios, a node whose size is not a multiple of 4 and one smaller than 4."""
     rng = np.random.default_rng(seed)
     n, C = 1003, 3
     X = np.column_stack([rng.normal(size=n),                        # two-level
@@ -279,6 +279,7 @@ def test_a_nodes_histogram_sums_its_rows_two_level_features_in_row_order(rows, s
     ds = apsplit.Dataset(X, coarse_bins=8, prefilter=True)
     data, bins = ds.kernel_data(), ds.coarse_bins()
     assert data.two_level.tolist() == [1, 0, 0, 0]
+    assert bins.dominant.tolist() == [-1, -1, 0, 0]  # 0.9 and 0.58 of the rows are 0
     node = {"every": np.arange(n), "half": np.sort(rng.choice(n, n // 2, replace=False)),
             "seven": np.sort(rng.choice(n, 7, replace=False))}[rows]
     hist = coarse.new_histogram(bins, C)
@@ -295,6 +296,34 @@ def test_a_nodes_histogram_sums_its_rows_two_level_features_in_row_order(rows, s
             np.testing.assert_array_equal(hist.weights[lo:hi], sums)
         else:
             assert np.abs(hist.weights[lo:hi] - sums).sum() <= hist.error[0]
+
+
+def test_a_feature_with_a_dominant_bin_lists_the_other_rows():
+    """``list_other_rows``: a feature whose most frequent coarse bin holds half the rows or
+    more lists every other row, ascending, with its bin; two-level features and those
+    without such a bin list none."""
+    rng = np.random.default_rng(3)
+    n = 400
+    X = np.column_stack([rng.normal(size=n),                                  # two-level
+                         rng.integers(0, 4, n),                               # no bin of half
+                         np.where(rng.random(n) < 0.6, 0.0, rng.normal(size=n)),  # mostly 0
+                         np.full(n, 2.0),                                     # one value
+                         np.where(np.arange(n) < n // 2, 1.0, 5.0)])          # exactly half
+    bins = apsplit.Dataset(X, coarse_bins=64, prefilter=True).coarse_bins()
+    others = coarse.OtherRows(bins.dominant, bins.other_offsets, bins.other_rows, bins.other_codes)
+    assert (others.dominant >= 0).tolist() == [False, False, True, True, True]
+    for k in range(X.shape[1]):
+        codes = bins.codes[k]
+        counts = np.bincount(codes)
+        listed = others.rows[others.offsets[k]:others.offsets[k + 1]]
+        if k == 0 or counts.max() < n / 2:
+            assert others.dominant[k] == -1 and listed.size == 0
+            continue
+        d = others.dominant[k]
+        assert counts[d] == counts.max()
+        np.testing.assert_array_equal(listed, np.flatnonzero(codes != d))
+        np.testing.assert_array_equal(others.codes[others.offsets[k]:others.offsets[k + 1]],
+                                      codes[listed])
 
 
 def _larger_child(cut, seed=7, n_classes=2, sigma=2.0, zero_share=0.0, levels=None, min_leaf=1):

@@ -30,7 +30,7 @@ def test_every_parallel_kernel_parallelises_only_its_prange():
     compile); the built-in Newton grower's scan batches (its bound globals) are checked too."""
     parallel = {name: d.targetoptions["parallel"] for name, d in _dispatchers()
                 if d.targetoptions.get("parallel")}
-    assert {"binning.bin_columns", "binning.coarse_columns", "coarse.build_dense",
+    assert {"binning.bin_columns", "binning.coarse_columns", "coarse._build_shares",
             "coarse.survivors",
             "refine.refine_survivors",
             "search._exhaustive_lanes",

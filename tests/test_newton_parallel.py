@@ -175,8 +175,10 @@ def test_the_parallel_loops_are_parallel():
     assert _has_parallel_loop(newton_moves.move_rows, tree, cols, np.arange(n), position,
                               position.copy(), np.array([0, -1]), np.arange(2), np.array([0]), 2)
     bins = apsplit.Dataset(X).coarse_bins()
-    assert _has_parallel_loop(coarse.build_dense, bins, np.arange(4), np.arange(n),
-                              np.ones(n), np.zeros(n, np.int64), coarse.new_histogram(bins, 2), 2)
+    node = coarse._node_rows(bins, np.arange(4), np.arange(n), np.ones(n), np.zeros(n, np.int64),
+                             2)
+    assert _has_parallel_loop(coarse._build_shares, bins, np.arange(4), node,
+                              coarse.new_histogram(bins, 2), 2)
 
 
 def test_batch_rows_keep_a_cache_line_apart():

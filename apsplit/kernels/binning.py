@@ -23,7 +23,7 @@ below its own.  The input must be finite (``Dataset`` checks it first).
 import numpy as np
 from numba import njit, prange
 
-from .coarse import CoarseBins, group_ranks, sort_by_rank
+from .coarse import CoarseBins, group_ranks, list_other_rows, no_other_rows, sort_by_rank
 from .lanes import PRANGE_ONLY, lane_count
 
 DIGIT = 11  # bits sorted per radix pass: 2048 counters stay in L1; 6 passes cover 64 bits
@@ -166,8 +166,9 @@ def _fill_lane(codes, bin_offsets, of_rank, first_row, out, lane, lanes):
 def coarse_columns(codes, bin_offsets, two_level, max_bins, min_mean_bins, n_threads):
     """The ``coarse.CoarseBins`` of dense ``codes`` (K, n) with exact bins ``bin_offsets``
     (``min_mean_bins``: ``coarse.pays``'s): each feature's ranks grouped into at most
-    ``max_bins`` coarse bins (``coarse.group_ranks``), its examples' coarse bins, and, for
-    the ``two_level`` features, their rows sorted by rank (``coarse.sort_by_rank``); the
+    ``max_bins`` coarse bins (``coarse.group_ranks``), its examples' coarse bins, for
+    the ``two_level`` features their rows sorted by rank (``coarse.sort_by_rank``), for
+    the others with a dominant bin their other rows (``coarse.list_other_rows``); the
     features dealt to ``n_threads`` threads, each computed alone, so the result is the
     same for any count."""
     K, n = codes.shape
@@ -187,12 +188,17 @@ def coarse_columns(codes, bin_offsets, two_level, max_bins, min_mean_bins, n_thr
         first_row[k + 1] = first_row[k] + (n if two_level[k] else 0)
     bin_rows = np.empty(offsets[K] + 1, np.int64)
     bin_rows[offsets[K]] = first_row[K]  # the others: each feature's lane
+    none = no_other_rows(K)
     out = CoarseBins(np.empty((K, n), np.uint8), np.zeros(0, np.int32), np.full(K, -1),
                      offsets, np.zeros(offsets[K], np.int64), of_rank.astype(np.uint8),
-                     min_mean_bins, np.empty(first_row[K], np.int32), bin_rows)
+                     min_mean_bins, np.empty(first_row[K], np.int32), bin_rows, none.dominant,
+                     none.offsets, none.rows, none.codes)
     if lanes == 1:
         _fill_lane(codes, bin_offsets, of_rank, first_row, out, np.int64(0), np.int64(1))
     else:
         for lane in prange(lanes):
             _fill_lane(codes, bin_offsets, of_rank, first_row, out, np.int64(lane), lanes)
-    return out
+    others = list_other_rows(out.codes, offsets, two_level)
+    return CoarseBins(out.codes, out.csr_bins, out.zero_bin, offsets, out.span, out.of_rank,
+                      min_mean_bins, out.by_rank, bin_rows, others.dominant, others.offsets,
+                      others.rows, others.codes)

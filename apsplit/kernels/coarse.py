@@ -68,6 +68,8 @@ TWO_LEVEL_VALUES_PER_BIN = 4  # a dense feature with more values per coarse bin 
 UNGROUPED_ROWS_PER_BIN = 8  # no grouped candidate: once the node holds 8 rows per bin
 LANE_ROWS_PER_BIN = 8  # a level feature sums in four lanes at a node of this many rows per bin
 NEVER = 2 ** 31  # a min_mean_bins no node reaches (a feature has fewer bins than rows)
+LISTED_SHARE = 0.5  # a feature whose one coarse bin holds this share of the rows lists the others
+LISTED_ROW_COST = 2  # a listed row costs about two rows of a node summed in full (three gathers)
 
 CoarseBins = namedtuple("CoarseBins", [
     "codes",     # dense: (K, n) uint8 coarse bin of every example; sparse: empty
@@ -81,6 +83,17 @@ CoarseBins = namedtuple("CoarseBins", [
                  # within a rank (int32), the features one after another; else empty
     "bin_rows",  # per global coarse bin, + 1: where its rows start in ``by_rank``; bin g's
                  # rows are by_rank[bin_rows[g]:bin_rows[g + 1]] (none: not two-level)
+    # dense: the rows outside each feature's dominant bin (``OtherRows``' fields; numba's
+    # parallel loops take no namedtuple inside a namedtuple)
+    "dominant", "other_offsets", "other_rows", "other_codes",
+])
+
+OtherRows = namedtuple("OtherRows", [
+    "dominant",  # per feature, its coarse bin (within it) of LISTED_SHARE of the rows or more,
+                 # -1 if none (or two-level: its histogram is its canonical sums)
+    "offsets",   # (K + 1) int64: feature k's other rows are rows[offsets[k]:offsets[k + 1]]
+    "rows",      # int32: the rows outside each listed feature's dominant bin, ascending
+    "codes",     # uint8: their coarse bins within the feature
 ])
 
 BinBounds = namedtuple("BinBounds", [
@@ -160,7 +173,46 @@ def no_coarse_bins():
     """An empty CoarseBins, for the kernels' searches that use none (``pays`` never)."""
     empty = np.zeros(0, np.int64)
     return CoarseBins(np.zeros((0, 0), np.uint8), np.zeros(0, np.int32), empty, np.zeros(1, np.int64),
-                      empty, np.zeros(0, np.uint8), NEVER, np.zeros(0, np.int32), np.zeros(1, np.int64))
+                      empty, np.zeros(0, np.uint8), NEVER, np.zeros(0, np.int32), np.zeros(1, np.int64),
+                      *no_other_rows(0))
+
+
+@njit(cache=True)
+def no_other_rows(n_features):
+    """OtherRows listing none of ``n_features`` features."""
+    return OtherRows(np.full(n_features, -1, np.int64), np.zeros(n_features + 1, np.int64),
+                     np.zeros(0, np.int32), np.zeros(0, np.uint8))
+
+
+@njit(cache=True)
+def list_other_rows(codes, offsets, two_level):
+    """The ``OtherRows`` of dense coarse ``codes`` (K, n), feature k's coarse bins
+    offsets[k]:offsets[k + 1]: a feature not ``two_level`` whose most frequent bin holds
+    LISTED_SHARE of the rows or more lists the rows outside it, with their bins."""
+    K, n = codes.shape
+    dominant = np.full(K, -1, np.int64)
+    list_offsets = np.zeros(K + 1, np.int64)
+    for k in range(K):
+        listed = 0
+        if not two_level[k]:
+            counts = np.zeros(offsets[k + 1] - offsets[k], np.int64)
+            for i in range(n):
+                counts[codes[k, i]] += 1
+            d = np.argmax(counts)
+            if counts[d] >= LISTED_SHARE * n:
+                dominant[k] = d
+                listed = n - counts[d]
+        list_offsets[k + 1] = list_offsets[k] + listed
+    rows = np.empty(list_offsets[K], np.int32)
+    list_codes = np.empty(list_offsets[K], np.uint8)
+    for k in range(K):
+        e = list_offsets[k]
+        for i in range(n if dominant[k] >= 0 else 0):
+            if codes[k, i] != dominant[k]:
+                rows[e] = i
+                list_codes[e] = codes[k, i]
+                e += 1
+    return OtherRows(dominant, list_offsets, rows, list_codes)
 
 
 @njit(cache=True)
@@ -237,66 +289,150 @@ def _sum_in_lanes(codes, w_node, y_node, weights, counts, lane_weights, lane_cou
                              + (lane_weights[2, b, c] + lane_weights[3, b, c]))
 
 
+NodeRows = namedtuple("NodeRows", [
+    "index_order",  # the node's rows, ascending
+    "w",            # their weights, in that order
+    "y",            # their classes
+    "totals",       # (C,) their class weights, summed in that order
+    "w_all",        # per row of X, its weight if in the node, else 0 (for listed features)
+    "y_all",        # per row of X, its class
+    "in_node",      # per row of X, 1 if in the node, else 0 (uint8; for listed features)
+])
+
+
+@njit(cache=True, inline='always')
+def _is_listed(coarse, k, n):
+    """Whether feature k's histogram at a node of n rows is summed from its other rows."""
+    return coarse.dominant[k] >= 0 and \
+        LISTED_ROW_COST * (coarse.other_offsets[k + 1] - coarse.other_offsets[k]) <= n
+
+
 @njit(cache=True)
-def _build_features(coarse, feats, first, last, index_order, w_node, y_node, hist):
+def _sum_listed(coarse, k, node, weights, counts, sums):
+    """A listed feature's histogram from its rows outside the dominant bin d (the node's
+    weights and marks of every row of X, 0 outside it: adding 0.0 changes no sum), then
+    bin d's as the node's totals minus the others' sums (clamped at 0, and 0 where it
+    holds no row of the node; counts exact), as ``build_sparse`` derives a zero's."""
+    weights[:] = 0.0
+    counts[:] = 0
+    w_all, y_all, in_node = node.w_all, node.y_all, node.in_node
+    for e in range(coarse.other_offsets[k], coarse.other_offsets[k + 1]):
+        i = coarse.other_rows[e]
+        b = np.intp(coarse.other_codes[e])
+        weights[b, y_all[i]] += w_all[i]
+        counts[b] += in_node[i]
+    sums[:] = 0.0
+    listed = 0
+    for b in range(weights.shape[0]):
+        listed += counts[b]
+        for c in range(sums.shape[0]):
+            sums[c] += weights[b, c]
+    d = coarse.dominant[k]
+    counts[d] = node.index_order.shape[0] - listed
+    for c in range(sums.shape[0]):
+        weights[d, c] = max(node.totals[c] - sums[c], 0.0) if counts[d] > 0 else 0.0
+
+
+@njit(cache=True)
+def _build_features(coarse, feats, first, last, node, hist):
     """Sum the coarse bins of the candidates ``feats[first:last]`` (each its own bins),
-    cleared first: a two-level feature's in row order, the others' in lanes."""
+    cleared first: a listed feature's from its other rows where they are few enough
+    (``_sum_listed``), a two-level feature's in row order, the others' in lanes."""
+    index_order = node.index_order
     n = index_order.shape[0]
     every_row = n == coarse.codes.shape[1]  # index_order is 0 .. n - 1
     gathered = np.empty(0 if every_row else n, np.uint8)
     C = hist.weights.shape[1]
     lane_weights = np.empty((4, MAX_COARSE, C))
     lane_counts = np.empty((4, MAX_COARSE), np.int64)
+    sums = np.empty(C)
     for j in range(first, last):
         k = feats[j]
+        lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
+        weights = hist.weights[lo:hi]
+        counts = hist.counts[lo:hi]
+        if _is_listed(coarse, k, n):
+            _sum_listed(coarse, k, node, weights, counts, sums)
+            continue
         row = coarse.codes[k]
         if every_row:
             gathered = row
         else:
             for p in range(n):
                 gathered[p] = row[index_order[p]]
-        lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
-        weights = hist.weights[lo:hi]
-        counts = hist.counts[lo:hi]
         # a two-level feature's histogram is its canonical sums (``stats``); lanes pay
         # where the rows outnumber the four lanes' bins to clear and add
         if is_two_level(coarse, k) or n < LANE_ROWS_PER_BIN * (hi - lo):
             weights[:] = 0.0
             counts[:] = 0
-            _sum_in_order(gathered, w_node, y_node, weights, counts)
+            _sum_in_order(gathered, node.w, node.y, weights, counts)
         else:
-            _sum_in_lanes(gathered, w_node, y_node, weights, counts, lane_weights, lane_counts)
+            _sum_in_lanes(gathered, node.w, node.y, weights, counts, lane_weights, lane_counts)
 
 
-@njit(cache=True, parallel=PRANGE_ONLY)
-def build_dense(coarse, feats, index_order, w, y, hist, n_threads):
-    """The node's coarse histogram of every candidate feature: per feature, its codes
-    gathered for the node's rows (index order), then summed into its bins; the features
-    in ``n_threads`` contiguous shares, one per thread.  A feature's bins are summed by
-    one thread in row order, so the histogram is the same for any thread count.  A node
-    of every row reads the weights and classes in place (index_order is 0 .. n - 1)."""
+@njit(cache=True)
+def _node_rows(coarse, feats, index_order, w, y, n_classes):
+    """The ``NodeRows`` of the node's rows ``index_order`` (every row of X's weight and
+    mark only if a candidate is listed at this node, ``_is_listed``; else ``in_node``
+    is empty)."""
     n = index_order.shape[0]
+    N = coarse.codes.shape[1]
     w_node, y_node = w, y
-    if n != coarse.codes.shape[1]:
+    if n != N:
         w_node = np.empty(n)
         y_node = np.empty(n, y.dtype)
         for p in range(n):
             w_node[p] = w[index_order[p]]
             y_node[p] = y[index_order[p]]
-    total = 0.0
+    totals = np.zeros(n_classes)
     for p in range(n):
-        total += w_node[p]
+        totals[y_node[p]] += w_node[p]
+    listed = False
+    for j in range(feats.shape[0]):
+        listed = listed or _is_listed(coarse, feats[j], n)
+    w_all, in_node = w, np.ones(N if listed else 0, np.uint8)
+    if listed and n != N:
+        w_all = np.zeros(N)
+        in_node[:] = 0
+        for p in range(n):
+            w_all[index_order[p]] = w_node[p]
+            in_node[index_order[p]] = 1
+    return NodeRows(index_order, w_node, y_node, totals, w_all, y, in_node)
+
+
+@njit(cache=True)
+def build_dense(coarse, feats, index_order, w, y, hist, n_threads):
+    """The node's coarse histogram of every candidate feature: per feature, its codes
+    gathered for the node's rows (index order), then summed into its bins, or its rows
+    outside its dominant bin summed (``_sum_listed``); the features in ``n_threads``
+    contiguous shares, one per thread (``_build_shares``).  A feature's bins are summed
+    by one thread in row order, so the histogram is the same for any thread count.  A
+    node of every row reads the weights and classes in place (index_order is 0 .. n - 1)."""
+    n = index_order.shape[0]
+    node = _node_rows(coarse, feats, index_order, w, y, hist.weights.shape[1])
+    _build_shares(coarse, feats, node, hist, n_threads)
+    total = 0.0
+    for c in range(node.totals.shape[0]):
+        total += node.totals[c]
+    # a listed feature's dominant bin adds one subtraction of two sums of n rows each
+    listed = node.in_node.shape[0] > 0
+    hist.error[0] = ((2 * n + 3 * MAX_COARSE) if listed else (n + 2 * MAX_COARSE)) * ULP * total
+
+
+@njit(cache=True, parallel=PRANGE_ONLY)
+def _build_shares(coarse, feats, node, hist, n_threads):
+    """``_build_features`` of ``feats`` in ``n_threads`` contiguous shares (a parallel
+    loop of its own: numba's parallel loops take a namedtuple made outside them only)."""
     F = feats.shape[0]
-    lanes = lane_count(n_threads, F, n * F)
+    lanes = lane_count(n_threads, F, node.index_order.shape[0] * F)
     if lanes == 1:
-        _build_features(coarse, feats, np.int64(0), F, index_order, w_node, y_node, hist)
+        _build_features(coarse, feats, np.int64(0), F, node, hist)
     else:
         for lane in prange(lanes):
             # prange's index is unsigned: cast, or the callee compiles twice
             share = np.int64(lane)
-            _build_features(coarse, feats, share * F // lanes, (share + 1) * F // lanes,
-                            index_order, w_node, y_node, hist)
-    hist.error[0] = (n + 2 * MAX_COARSE) * ULP * total
+            _build_features(coarse, feats, share * F // lanes, (share + 1) * F // lanes, node,
+                            hist)
 
 
 @njit(cache=True)
