@@ -114,10 +114,11 @@ class Dataset:
         4 values per coarse bin sums its canonical statistics through them
         (two levels, ``kernels.stats``).
     prefilter : "auto" (default), True or False
-        Where the exhaustive search uses the prefilter: "auto" at nodes whose
-        plain scans would visit 2 values per coarse bin on average over the features
-        with more values than coarse bins (when no candidate has more: at nodes of 8
-        rows per bin; ``kernels.coarse.pays``), True at every node, False at none.
+        Where the exhaustive search uses the prefilter: "auto" at every node of two
+        classes, and, with more classes, at nodes whose plain scans would visit 2
+        values per coarse bin on average over the features with more values than
+        coarse bins (when no candidate has more: at nodes of 8 rows per bin;
+        ``kernels.coarse.pays``), True at every node, False at none.
     n_threads : int (default 1)
         Threads that bin the features (-1: every core): the Dataset does not depend
         on them.

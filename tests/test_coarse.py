@@ -102,14 +102,15 @@ def check_auto_at(X, y, w, rows, prefiltered):
 
 
 def test_without_grouped_features_auto_prefilters_nodes_of_8_rows_per_bin():
-    """Three features of 20 values (one coarse bin each, 60 bins): "auto" prefilters a node
-    of at least 8 rows per bin of a feature, 160 rows (the root of 1,000, a node of 160),
-    and not one of 159; ``prefilter=True`` prefilters it.  The same split either way."""
+    """Three features of 20 values (one coarse bin each, 60 bins), three classes: "auto"
+    prefilters a node of at least 8 rows per bin of a feature, 160 rows (the root of 1,000,
+    a node of 160), and not one of 159; ``prefilter=True`` prefilters it.  The same split
+    either way."""
     rng = np.random.default_rng(5)
     n = 1000
     X = rng.integers(0, 20, (n, 3)).astype(float)
     X[:20] = np.arange(20.0)[:, None]  # every value present
-    y = (X[:, 1] + 4 * rng.normal(size=n) > 10).astype(int)
+    y = np.digitize(X[:, 1] + 4 * rng.normal(size=n), [7.0, 13.0])
     w = rng.random(n)
     for rows, prefiltered in ((None, True), (np.arange(100, 260), True),
                               (np.arange(100, 259), False)):
@@ -120,17 +121,31 @@ def test_without_grouped_features_auto_prefilters_nodes_of_8_rows_per_bin():
 
 
 def test_auto_counts_only_the_features_grouped_into_coarse_bins():
-    """Ten two-valued features beside three of 1,500 values: the mean over the grouped three
-    (1,500 scanned bins, over 2 per coarse bin) decides, not the mean over all 13 (349), so
-    the root is prefiltered; a node of 100 rows scans at most 400 bins per feature (under
-    2 per coarse bin): the plain search.  The same split either way."""
+    """Ten two-valued features beside three of 1,500 values, three classes: the mean over
+    the grouped three (1,500 scanned bins, over 2 per coarse bin) decides, not the mean over
+    all 13 (349), so the root is prefiltered; a node of 100 rows scans at most 400 bins per
+    feature (under 2 per coarse bin): the plain search.  The same split either way."""
     rng = np.random.default_rng(4)
     n = 1500
     X = np.column_stack([rng.integers(0, 2, (n, 10)), rng.normal(size=(n, 3))])
-    y = (X[:, 10] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    y = np.digitize(X[:, 10] + 0.5 * rng.normal(size=n), [-0.5, 0.5])
     w = rng.random(n)
     for rows, prefiltered in ((None, True), (np.arange(100), False)):
         check_auto_at(X, y, w, rows, prefiltered)
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_auto_prefilters_every_node_of_two_classes(grouped):
+    """Two classes: "auto" prefilters a node however few rows it holds per bin, grouped
+    features or not (20 values, or 1,500 beside ten two-valued ones); the same split."""
+    rng = np.random.default_rng(6)
+    n = 1500
+    X = np.column_stack([rng.integers(0, 2, (n, 10)), rng.normal(size=(n, 3))]) if grouped \
+        else rng.integers(0, 20, (n, 3)).astype(float)
+    y = (X[:, -1] + 0.5 * rng.normal(size=n) > np.median(X[:, -1])).astype(int)
+    w = rng.random(n)
+    for rows in (None, np.arange(100), np.arange(10)):
+        check_auto_at(X, y, w, rows, True)
 
 
 # ------------------------------------------------------------ the inner bound

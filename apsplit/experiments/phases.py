@@ -148,7 +148,7 @@ def tree_nodes(problem, tree, leaves, max_depth, repeats=5, threads=1):
                       "survivors": 0, "walked_ranks": 0, "ms": ms}
             if node in ready:
                 hist, record["histogram"], ms["histogram"] = ready.pop(node)
-            elif cs.pays(coarse, data.bin_offsets, feats, n):
+            elif cs.pays(coarse, data.bin_offsets, feats, n, C):
                 hist = cs.new_histogram(coarse, C)
                 ms["histogram"] = _least_ms(lambda: cs.build_dense(
                     coarse, feats, task.index_order, task.w, task.y, hist, lanes), repeats)

@@ -236,7 +236,7 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
             continue
         seg_w = by_weight[start:end]
         seg_i = by_index[start:end]
-        prefilter = method == EXHAUSTIVE and cs.pays(coarse, bin_offsets, feats, end - start)
+        prefilter = method == EXHAUSTIVE and cs.pays(coarse, bin_offsets, feats, end - start, C)
         if (tracked or prefilter) and slot_of[node] < 0 and len(free) > 0:
             slot_of[node] = free.pop()
             _build_histogram(pre, data, task, seg_i, pre.pool[slot_of[node]], params.n_threads)

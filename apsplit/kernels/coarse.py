@@ -42,7 +42,10 @@ by at most 2 eta per child (slopes in [0, 2], ``criteria``), entropy by at
 most 2 eta (2 + log2(1 + W / eta)) (the modulus of continuity of z log z),
 and evaluating f costs a few ulps of W per class.  A histogram summed from
 n rows has eta <= (n + 2 MAX_COARSE) u W (u = 2^-53: each bin's sum, then a
-prefix over at most MAX_COARSE bins and the total); the larger child's,
+prefix over at most MAX_COARSE bins and the total); one whose dominant bin is
+the node's totals minus the other bins (a listed feature, ``_sum_listed``, or
+a sparse feature's implicit zero) adds the totals' n u W and a subtraction:
+(2 n + 3 MAX_COARSE) u W; the larger child's,
 parent minus smaller, adds both histograms' eta and one rounding per bin
 (u W_parent per prefix); the canonical sums (``stats``: one-level, or
 two-level through the node's coarse bins) have eta <= (n + 2 MAX_COARSE) u W
@@ -133,8 +136,15 @@ def group_ranks(counts, max_bins):
 
 
 @njit(cache=True)
-def pays(coarse, bin_offsets, feats, n):
-    """Whether the prefilter is used at a node of n rows: the search without it scans
+def pays(coarse, bin_offsets, feats, n, n_classes):
+    """Whether the prefilter is used at a node of n rows of ``n_classes`` classes.
+
+    Two classes: at every node.  Their bounds are scored in vectorized loops
+    (``_two_class_scores``), and every node prefiltered was as fast or faster on every
+    binary set, at depth 3 and deeper (docs/benchmarks.md: higgs7k's depth-8 trees
+    took 0.75x the time of the rule below for more classes).
+
+    More classes: the search without it scans
     up to min(values, DENSE_RATIO n) bins per feature (``stats``); the prefilter runs
     once they average at least ``coarse.min_mean_bins`` over the features whose values
     are grouped into coarse bins, the ones whose bins it bounds (``Dataset(prefilter=)``:
@@ -154,6 +164,8 @@ def pays(coarse, bin_offsets, feats, n):
     were 18-23% slower)."""
     if coarse.min_mean_bins == 0 or coarse.min_mean_bins >= NEVER:  # forced on, or off
         return coarse.min_mean_bins == 0
+    if n_classes == 2:
+        return True
     total = 0
     grouped = 0
     every = 0  # every candidate's bins

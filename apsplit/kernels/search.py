@@ -792,7 +792,7 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready, totals):
     index_order, w, y, n_classes, feats = task.index_order, task.w, task.y, task.n_classes, task.feats
     n = index_order.shape[0]
     F = feats.shape[0]
-    if not hist_ready and not cs.pays(coarse, data.bin_offsets, feats, n):
+    if not hist_ready and not cs.pays(coarse, data.bin_offsets, feats, n, n_classes):
         return run(np.int64(EXHAUSTIVE), params, data, work, task)
     if not hist_ready:
         if is_sparse:
