@@ -68,7 +68,7 @@ TINY = 1e-300  # a positive floor for a division by a sum of weights that may be
 MAX_VERTEX_CLASSES = 4  # inner bounds enumerate the 2^C vertices up to this many classes
 PAYS_VALUES_PER_BIN = 2  # prefilter="auto": once the plain scans would visit 2 values per coarse bin
 TWO_LEVEL_VALUES_PER_BIN = 4  # a dense feature with more values per coarse bin sums in two levels
-UNGROUPED_ROWS_PER_BIN = 8  # no grouped candidate: once the node holds 8 rows per bin
+UNGROUPED_ROWS_PER_BIN = 8  # no grouped candidate, > 2 classes: once the node holds 8 rows per bin
 LANE_ROWS_PER_BIN = 8  # a level feature sums in four lanes at a node of this many rows per bin
 NEVER = 2 ** 31  # a min_mean_bins no node reaches (a feature has fewer bins than rows)
 LISTED_SHARE = 0.5  # a feature whose one coarse bin holds this share of the rows lists the others
@@ -140,9 +140,9 @@ def pays(coarse, bin_offsets, feats, n, n_classes):
     """Whether the prefilter is used at a node of n rows of ``n_classes`` classes.
 
     Two classes: at every node.  Their bounds are scored in vectorized loops
-    (``_two_class_scores``), and every node prefiltered was as fast or faster on every
-    binary set, at depth 3 and deeper (docs/benchmarks.md: higgs7k's depth-8 trees
-    took 0.75x the time of the rule below for more classes).
+    (``_two_class_scores``), and every binary set was as fast or faster so, at depth 3
+    and deeper (``benchmarks.stock --depth 8 --rounds 30``: higgs7k 0.53 -> 0.33 s,
+    a8a 0.23 -> 0.21 s with the day's other changes; docs/benchmarks.md).
 
     More classes: the search without it scans
     up to min(values, DENSE_RATIO n) bins per feature (``stats``); the prefilter runs
