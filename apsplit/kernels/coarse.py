@@ -402,10 +402,12 @@ def _node_rows(coarse, feats, index_order, w, y, n_classes):
     listed = False
     for j in range(feats.shape[0]):
         listed = listed or _is_listed(coarse, feats[j], n)
-    w_all, in_node = w, np.ones(N if listed else 0, np.uint8)
-    if listed and n != N:
+    w_all, in_node = w, np.zeros(0, np.uint8)
+    if listed and n == N:
+        in_node = np.ones(N, np.uint8)
+    elif listed:
         w_all = np.zeros(N)
-        in_node[:] = 0
+        in_node = np.zeros(N, np.uint8)
         for p in range(n):
             w_all[index_order[p]] = w_node[p]
             in_node[index_order[p]] = 1
