@@ -321,10 +321,10 @@ def _is_listed(coarse, k, n):
 
 @njit(cache=True)
 def _sum_listed(coarse, k, node, weights, counts, sums):
-    """A listed feature's histogram from its rows outside the dominant bin d (the node's
+    """A listed feature's histogram from its rows outside the dominant bin (the node's
     weights and marks of every row of X, 0 outside it: adding 0.0 changes no sum), then
-    bin d's as the node's totals minus the others' sums (clamped at 0, and 0 where it
-    holds no row of the node; counts exact), as ``build_sparse`` derives a zero's."""
+    the dominant bin's as the rest of the node (``_add_the_rest``, as ``build_sparse``
+    derives a sparse feature's implicit zeros)."""
     weights[:] = 0.0
     counts[:] = 0
     w_all, y_all, in_node = node.w_all, node.y_all, node.in_node
@@ -333,16 +333,27 @@ def _sum_listed(coarse, k, node, weights, counts, sums):
         b = np.intp(coarse.other_codes[e])
         weights[b, y_all[i]] += w_all[i]
         counts[b] += in_node[i]
-    sums[:] = 0.0
-    listed = 0
+    _add_the_rest(weights, counts, coarse.dominant[k], node.totals, node.index_order.shape[0],
+                  sums)
+
+
+@njit(cache=True)
+def _add_the_rest(weights, counts, d, totals, n, stored):
+    """Add to bin d of one feature's histogram (``weights``, ``counts``: its bins) the node's
+    n rows not counted in it: the counts exactly, the weights as the node's class
+    ``totals`` minus the bins' sums (clamped at 0; none added when no row is left).  A
+    sparse feature's implicit zeros (``build_sparse``) and a listed feature's dominant
+    bin (``_sum_listed``).  ``stored``: (C,) scratch."""
+    stored[:] = 0.0
+    n_stored = 0
     for b in range(weights.shape[0]):
-        listed += counts[b]
-        for c in range(sums.shape[0]):
-            sums[c] += weights[b, c]
-    d = coarse.dominant[k]
-    counts[d] = node.index_order.shape[0] - listed
-    for c in range(sums.shape[0]):
-        weights[d, c] = max(node.totals[c] - sums[c], 0.0) if counts[d] > 0 else 0.0
+        n_stored += counts[b]
+        for c in range(stored.shape[0]):
+            stored[c] += weights[b, c]
+    if n_stored < n:
+        counts[d] += n - n_stored
+        for c in range(stored.shape[0]):
+            weights[d, c] += max(totals[c] - stored[c], 0.0)
 
 
 @njit(cache=True)
@@ -474,19 +485,10 @@ def build_sparse(coarse, feats, slot, index_order, w, y, csr_indptr, csr_feature
     stored = np.empty(C)
     for j in range(feats.shape[0]):
         k = feats[j]
-        z = coarse.zero_bin[k]
-        if z < 0:
-            continue
-        stored[:] = 0.0
-        n_stored = 0
-        for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
-            n_stored += counts[b]
-            for c in range(C):
-                stored[c] += weights[b, c]
-        if n_stored < n:
-            counts[z] += n - n_stored
-            for c in range(C):
-                weights[z, c] += max(totals[c] - stored[c], 0.0)
+        lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
+        if coarse.zero_bin[k] >= 0:
+            _add_the_rest(weights[lo:hi], counts[lo:hi], coarse.zero_bin[k] - lo, totals, n,
+                          stored)
     total = 0.0
     for c in range(C):
         total += totals[c]
