@@ -248,9 +248,7 @@ def test_two_class_feature_bounds_are_the_generic_bounds(criterion, m, min_leaf,
     weights = np.array([data.draw(cell) if c > 0 else np.zeros(2) for c in counts]).reshape(m, 2)
     span = np.array(data.draw(st.lists(st.integers(1, 3), min_size=m, max_size=m)), np.int64)
     totals = weights.sum(axis=0)
-    bins = coarse.no_coarse_bins()._replace(offsets=np.array([0, m], np.int64), span=span,
-                                           bin_rows=np.zeros(m + 1, np.int64))
-    hist = coarse.NodeHistogram(weights, counts, np.zeros(1))
+    sums = coarse.BinSums(np.array([0, m], np.int64), span, weights, counts)
     crit = CRITERIA[criterion]
     n = np.int64(counts.sum())
     vectors = np.zeros((4, 2))
@@ -260,8 +258,8 @@ def test_two_class_feature_bounds_are_the_generic_bounds(criterion, m, min_leaf,
         out = coarse.BinBounds(np.full(m, np.nan), np.full(m, np.nan))
         least = np.full(1, np.nan)
         extra = (np.full((4, m + 1), np.nan),) if bounds_of == "_feature_bounds" else ()
-        boundary = getattr(coarse, bounds_of)(bins, 0, hist, totals, whole, n, crit, min_leaf,
-                                              out, least, *extra, vectors)
+        boundary = getattr(coarse, bounds_of)(sums, 0, totals, whole, n, crit, min_leaf, out,
+                                              least, *extra, vectors)
         results.append((boundary, out, least[0]))
     (fast, fast_bins, fast_least), (generic, generic_bins, generic_least) = results
     assert fast == generic

@@ -23,6 +23,7 @@ from .search import EXHAUSTIVE, run, run_exhaustive
 from .sort import bisect_left, bisect_right
 from .state import Task
 from .stats import candidate_slots, class_totals
+from .unsigned import u
 
 LEAF = -1
 
@@ -110,7 +111,7 @@ def _split_rows(data, seg, cut, spare, w, y, left_value, right_value):
     """Stable partition of the rows ``seg``: those going left by ``cut`` first (code <=
     its left rank r, or, when r < 0, code in its ``cat_mask``); returns their count.
     With ``left_value`` non-empty, the class weights of both sides are summed
-    into ``left_value`` and ``right_value`` (in the rows' order).  Each row's side is
+    into ``left_value`` and ``right_value`` (``class_totals``, in the rows' order).  Each row's side is
     found first, then the rows placed without a branch on it."""
     is_sparse, codes, zero_rank = data.is_sparse, data.codes, data.zero_rank
     k, r, cat_mask, rowcode = cut.feature, cut.left_rank, cut.cat_mask, cut.rowcode
@@ -118,16 +119,15 @@ def _split_rows(data, seg, cut, spare, w, y, left_value, right_value):
     right = np.empty(n, np.uint8)  # 1: the row goes right
     if is_sparse:
         for p in range(n):
-            code = rowcode[seg[p]]
+            code = rowcode[u(seg[p])]
             right[p] = (code if code >= 0 else zero_rank[k]) > r
     elif r < 0:
         for p in range(n):
-            right[p] = cat_mask[codes[k, seg[p]]] == 0
+            right[p] = cat_mask[codes[k, u(seg[p])]] == 0
     else:
         column = codes[k]
         for p in range(n):
-            right[p] = column[seg[p]] > r
-    sides = np.zeros((2, left_value.shape[0]))  # each side's class weights, in row order
+            right[p] = column[u(seg[p])] > r
     n_left = 0
     n_right = 0
     for p in range(n):
@@ -137,11 +137,11 @@ def _split_rows(data, seg, cut, spare, w, y, left_value, right_value):
         spare[n_right] = i
         n_left += 1 - side
         n_right += side
-        if left_value.shape[0] > 0:
-            sides[side, y[i]] += w[i]
     seg[n_left:] = spare[:n_right]
-    left_value[:] = sides[0]
-    right_value[:] = sides[1]
+    if left_value.shape[0] > 0:  # each side's rows are in the order they had
+        C = left_value.shape[0]
+        left_value[:] = class_totals(seg[:n_left], w, y, C)
+        right_value[:] = class_totals(seg[n_left:], w, y, C)
     return n_left
 
 
@@ -285,14 +285,14 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
         n_nodes += 2
         if is_sparse:
             for e in range(csc_indptr[k], csc_indptr[k + 1]):
-                rowcode[csc_rows[e]] = csc_codes[e]
+                rowcode[u(csc_rows[e])] = csc_codes[e]
         cut = Cut(k, r, cat_mask, rowcode)
         n_left = _split_rows(data, seg_i, cut, spare, w, y, value[left], value[right])
         if method != EXHAUSTIVE and depth + 1 < max_depth:  # the children's batches
             _split_rows(data, seg_w, cut, spare, w, y, no_values, no_values)
         if is_sparse:
             for e in range(csc_indptr[k], csc_indptr[k + 1]):
-                rowcode[csc_rows[e]] = -1
+                rowcode[u(csc_rows[e])] = -1
         if slot_of[node] >= 0:
             _children_histograms(pre, data, task, seg_i, n_left, node, left, right,
                                  depth + 1 < max_depth, value[node], params.n_threads)
@@ -308,7 +308,7 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
     for node in range(n_nodes):
         if feature[node] == LEAF:
             for p in range(segment[node, 0], segment[node, 1]):
-                leaf_of[by_index[p]] = node
+                leaf_of[u(by_index[p])] = node
     return Grown(feature[:n_nodes], threshold[:n_nodes], left_rank[:n_nodes],
                  children_left[:n_nodes], children_right[:n_nodes], value[:n_nodes],
                  n_samples[:n_nodes], assessments[:n_nodes], cat_start[:n_nodes],

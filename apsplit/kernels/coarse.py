@@ -60,7 +60,8 @@ from numba import njit, prange
 
 from .criteria import ERROR, GINI, TIGHT, split_value
 from .lanes import PRANGE_ONLY, lane_count
-from .stats import DENSE_RATIO, _full_split, two_class_split
+from .stats import DENSE_RATIO, _full_split, class_totals, two_class_split
+from .unsigned import u
 
 MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
 ULP = 2.0 ** -53
@@ -103,6 +104,16 @@ BinBounds = namedtuple("BinBounds", [
     "inner",     # per global coarse bin, a lower bound on its inner splits' scores
     "boundary",  # ... the canonical score of the split after it (+inf: an empty bin): the
                  # node's coarse sums are a two-level feature's canonical sums (``stats``)
+])
+
+BinSums = namedtuple("BinSums", [
+    # what a feature's bounds read, and no more: numba passes a record's every field to
+    # a call, and CoarseBins has 16 (agaricus's 126 features of two bins: 14.2 -> 12.3 us
+    # of bounds a node, a probe)
+    "offsets",  # CoarseBins': feature k's coarse bins are offsets[k]:offsets[k + 1]
+    "span",     # CoarseBins': the exact ranks (distinct values) each bin holds
+    "weights",  # NodeHistogram's (bins, C) class weights of the node's examples
+    "counts",   # NodeHistogram's examples per bin
 ])
 
 NodeHistogram = namedtuple("NodeHistogram", [
@@ -270,7 +281,7 @@ def is_two_level(coarse, k):
 def _sum_in_order(codes, w_node, y_node, weights, counts):
     for p in range(codes.shape[0]):
         b = np.intp(codes[p])
-        weights[b, y_node[p]] += w_node[p]
+        weights[b, u(y_node[p])] += w_node[p]
         counts[b] += 1
 
 
@@ -290,7 +301,7 @@ def _sum_in_lanes(codes, w_node, y_node, weights, counts, lane_weights, lane_cou
     for p in range(0, whole, 4):
         for lane in range(4):  # unrolled by LLVM: four independent load-add-stores
             b = np.intp(codes[p + lane])
-            lane_weights[lane, b, y_node[p + lane]] += w_node[p + lane]
+            lane_weights[lane, b, u(y_node[p + lane])] += w_node[p + lane]
             lane_counts[lane, b] += 1
     _sum_in_order(codes[whole:], w_node[whole:], y_node[whole:], lane_weights[0], lane_counts[0])
     for b in range(m):
@@ -329,9 +340,9 @@ def _sum_listed(coarse, k, node, weights, counts, sums):
     counts[:] = 0
     w_all, y_all, in_node = node.w_all, node.y_all, node.in_node
     for e in range(coarse.other_offsets[k], coarse.other_offsets[k + 1]):
-        i = coarse.other_rows[e]
+        i = u(coarse.other_rows[e])
         b = np.intp(coarse.other_codes[e])
-        weights[b, y_all[i]] += w_all[i]
+        weights[b, u(y_all[i])] += w_all[i]
         counts[b] += in_node[i]
     _add_the_rest(weights, counts, coarse.dominant[k], node.totals, node.index_order.shape[0],
                   sums)
@@ -382,7 +393,7 @@ def _build_features(coarse, feats, first, last, node, hist):
             gathered = row
         else:
             for p in range(n):
-                gathered[p] = row[index_order[p]]
+                gathered[p] = row[u(index_order[p])]
         # a two-level feature's histogram is its canonical sums (``stats``); lanes pay
         # where the rows outnumber the four lanes' bins to clear and add
         if is_two_level(coarse, k) or n < LANE_ROWS_PER_BIN * (hi - lo):
@@ -405,11 +416,10 @@ def _node_rows(coarse, feats, index_order, w, y, n_classes):
         w_node = np.empty(n)
         y_node = np.empty(n, y.dtype)
         for p in range(n):
-            w_node[p] = w[index_order[p]]
-            y_node[p] = y[index_order[p]]
-    totals = np.zeros(n_classes)
-    for p in range(n):
-        totals[y_node[p]] += w_node[p]
+            i = u(index_order[p])
+            w_node[p] = w[i]
+            y_node[p] = y[i]
+    totals = class_totals(index_order, w, y, n_classes)
     listed = False
     for j in range(feats.shape[0]):
         listed = listed or _is_listed(coarse, feats[j], n)
@@ -420,8 +430,9 @@ def _node_rows(coarse, feats, index_order, w, y, n_classes):
         w_all = np.zeros(N)
         in_node = np.zeros(N, np.uint8)
         for p in range(n):
-            w_all[index_order[p]] = w_node[p]
-            in_node[index_order[p]] = 1
+            i = u(index_order[p])
+            w_all[i] = w_node[p]
+            in_node[i] = 1
     return NodeRows(index_order, w_node, y_node, totals, w_all, y, in_node)
 
 
@@ -473,13 +484,13 @@ def build_sparse(coarse, feats, slot, index_order, w, y, csr_indptr, csr_feature
     csr_bins = coarse.csr_bins
     every_column = feats.shape[0] == slot.shape[0]  # no candidate test per entry
     for p in range(n):
-        i = index_order[p]
-        c = y[i]
+        i = u(index_order[p])
+        c = u(y[i])
         wi = w[i]
         totals[c] += wi
-        for e in range(csr_indptr[i], csr_indptr[i + 1]):
-            if every_column or slot[csr_features[e]] >= 0:
-                b = csr_bins[e]
+        for e in range(u(csr_indptr[i]), u(csr_indptr[i + 1])):
+            if every_column or slot[u(csr_features[e])] >= 0:
+                b = u(csr_bins[e])
                 weights[b, c] += wi
                 counts[b] += 1
     stored = np.empty(C)
@@ -618,15 +629,15 @@ def _two_class_impurity(crit, x, y):
 
 
 @njit(cache=True, inline='always')
-def _scores_at(crit, prefix0, prefix1, t0, t1, after, inner, inner_too):
+def _scores_at(crit, scratch, m, t0, t1, inner_too):
     """``_two_class_scores``' loops over the bins, inlined where ``crit`` is a constant."""
     W = t0 + t1
-    for i in range(after.shape[0]):
-        after[i] = two_class_split(crit, prefix0[i + 1], prefix1[i + 1], t0, t1, W)
+    for i in range(m):
+        scratch[0, i] = two_class_split(crit, scratch[2, i + 1], scratch[3, i + 1], t0, t1, W)
     if inner_too:  # a loop of its own: each loop vectorizes
-        for i in range(after.shape[0]):
-            inner[i] = min(two_class_split(crit, prefix0[i + 1], prefix1[i], t0, t1, W),
-                           two_class_split(crit, prefix0[i], prefix1[i + 1], t0, t1, W))
+        for i in range(m):
+            scratch[1, i] = min(two_class_split(crit, scratch[2, i + 1], scratch[3, i], t0, t1, W),
+                                two_class_split(crit, scratch[2, i], scratch[3, i + 1], t0, t1, W))
 
 
 @njit(cache=True)
@@ -641,31 +652,30 @@ def _two_class_scores(weights, lo, m, totals, crit, scratch, inner_too):
     without dependences, compiled per criterion (a constant ``crit``: no criterion test
     per bin), which LLVM vectorizes for gini and error (with ``_two_class_bounds``,
     MNIST's bounds at 7,000 rows: 0.88-1.33 -> 0.65-1.08 ms a node, benchmarks.phases)."""
-    prefix0, prefix1 = scratch[2, :m + 1], scratch[3, :m + 1]
-    after, inner = scratch[0, :m], scratch[1, :m]
     p0, p1 = 0.0, 0.0
-    prefix0[0] = 0.0
-    prefix1[0] = 0.0
+    scratch[2, 0] = 0.0
+    scratch[3, 0] = 0.0
     for i in range(m):
         p0 += weights[lo + i, 0]
         p1 += weights[lo + i, 1]
-        prefix0[i + 1] = p0
-        prefix1[i + 1] = p1
+        scratch[2, i + 1] = p0
+        scratch[3, i + 1] = p1
     t0, t1 = totals[0], totals[1]
     if crit == GINI:
-        _scores_at(GINI, prefix0, prefix1, t0, t1, after, inner, inner_too)
+        _scores_at(GINI, scratch, m, t0, t1, inner_too)
     elif crit == ERROR:
-        _scores_at(ERROR, prefix0, prefix1, t0, t1, after, inner, inner_too)
+        _scores_at(ERROR, scratch, m, t0, t1, inner_too)
     else:
-        _scores_at(crit, prefix0, prefix1, t0, t1, after, inner, inner_too)
+        _scores_at(crit, scratch, m, t0, t1, inner_too)
 
 
 @njit(cache=True)
-def _two_class_bounds(coarse, lo, hi, counts, n, min_leaf, whole, scratch, bins, least):
+def _two_class_bounds(sums, lo, hi, n, min_leaf, whole, scratch, bins, least):
     """``_feature_bounds`` of two classes, from ``_two_class_scores``' ``scratch``: one
     pass over the bins with selects in place of branches (an empty bin, one without an
     inner split, a boundary that leaves a side below ``min_leaf``), for features of
     many bins, few of them holding the node's rows (MNIST's pixels)."""
+    counts, span = sums.counts, sums.span
     boundary = math.inf
     least_inner = math.inf
     before = whole
@@ -679,7 +689,7 @@ def _two_class_bounds(coarse, lo, hi, counts, n, min_leaf, whole, scratch, bins,
         boundary = min(boundary, after if admissible else math.inf)
         # scratch[1] holds a value only where a bin spans two values (``inner_too``)
         inner = min(before, after, scratch[1, b - lo]) \
-            if (counts[b] >= 2) & (coarse.span[b] >= 2) else math.inf
+            if (counts[b] >= 2) & (span[b] >= 2) else math.inf
         bins.inner[b] = inner
         least_inner = min(least_inner, inner)
         before = before if empty else after
@@ -688,36 +698,33 @@ def _two_class_bounds(coarse, lo, hi, counts, n, min_leaf, whole, scratch, bins,
 
 
 @njit(cache=True)
-def _feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bins, least, scratch,
-                    vectors):
+def _feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, scratch, vectors):
     """Feature k's least admissible boundary score (+inf if none), into ``bins`` (a
     ``BinBounds``) each of its bins' boundary score and a lower bound on its inner
     splits (``inner_bound``; +inf for a bin without two of the node's examples and two
-    values: no inner split), their least into ``least[0]``.  ``whole`` = f(T), the
-    score with nothing on the left.  Two classes: ``_two_class_scores`` and
-    ``_two_class_bounds``; more: ``generic_feature_bounds``.  ``scratch``, ``vectors``:
-    (4, k's bins + 1) and (4, C) scratch."""
-    lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
+    values: no inner split), their least into ``least[0]``, from the node's ``sums``
+    (``BinSums``).  ``whole`` = f(T), the score with nothing on the left.  Two classes:
+    ``_two_class_scores`` and ``_two_class_bounds``; more: ``generic_feature_bounds``.
+    ``scratch``, ``vectors``: (4, k's bins + 1) and (4, C) scratch."""
+    lo, hi = sums.offsets[k], sums.offsets[k + 1]
     if totals.shape[0] != 2:
-        return generic_feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bins,
-                                      least, vectors)
+        return generic_feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least,
+                                      vectors)
     widest = 1  # the inner vertices only where a bin holds two values or more
     for b in range(lo, hi):
-        widest = max(widest, coarse.span[b])
-    _two_class_scores(hist.weights, lo, hi - lo, totals, crit, scratch, widest >= 2)
-    return _two_class_bounds(coarse, lo, hi, hist.counts, n, min_leaf, whole, scratch, bins,
-                             least)
+        widest = max(widest, sums.span[b])
+    _two_class_scores(sums.weights, lo, hi - lo, totals, crit, scratch, widest >= 2)
+    return _two_class_bounds(sums, lo, hi, n, min_leaf, whole, scratch, bins, least)
 
 
 @njit(cache=True)
-def generic_feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bins, least,
-                           vectors):
+def generic_feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, vectors):
     """``_feature_bounds`` of any number of classes, bin by bin: each boundary scored by
     ``stats._full_split``, the inner vertices (``inner_bound``) only where there is an
     inner split.  ``vectors``: (4, C) scratch."""
-    weights, counts = hist.weights, hist.counts
+    weights, counts = sums.weights, sums.counts
     C = totals.shape[0]
-    lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
+    lo, hi = sums.offsets[k], sums.offsets[k + 1]
     prefix, high, left, right = vectors[0], vectors[1], vectors[2], vectors[3]
     prefix[:] = 0.0
     seen_total = 0.0
@@ -739,7 +746,7 @@ def generic_feature_bounds(coarse, k, hist, totals, whole, n, crit, min_leaf, bi
         left_count += counts[b]
         if left_count >= min_leaf and n - left_count >= min_leaf:  # min_leaf >= 1
             boundary = min(boundary, after)
-        if counts[b] >= 2 and coarse.span[b] >= 2:
+        if counts[b] >= 2 and sums.span[b] >= 2:
             bins.inner[b] = inner_bound(crit, prefix, high, totals, before, after, left, right)
             least[0] = min(least[0], bins.inner[b])
         prefix[:] = high
@@ -761,19 +768,19 @@ BIN_BOUND_VISITS = 16
 
 
 @njit(cache=True)
-def _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bins, boundary,
-                 least, lane, lanes):
+def _bounds_lane(sums, feats, categorical, totals, n, crit, min_leaf, bins, boundary, least,
+                 lane, lanes):
     """``_feature_bounds`` of the numeric ``feats[j]``, j = lane (mod lanes): the least
     boundary score into ``boundary[j]``, the least inner bound into ``least[j]``."""
     widest = 0
     for j in range(lane, feats.shape[0], lanes):
-        widest = max(widest, coarse.offsets[feats[j] + 1] - coarse.offsets[feats[j]])
+        widest = max(widest, sums.offsets[feats[j] + 1] - sums.offsets[feats[j]])
     scratch, vectors = np.empty((4, widest + 1)), np.zeros((4, totals.shape[0]))
     whole = _split_score(crit, vectors[0], totals, vectors[1])
     for j in range(lane, feats.shape[0], lanes):
         if not categorical[feats[j]]:
-            boundary[j] = _feature_bounds(coarse, feats[j], hist, totals, whole, n, crit,
-                                          min_leaf, bins, least[j:j + 1], scratch, vectors)
+            boundary[j] = _feature_bounds(sums, feats[j], totals, whole, n, crit, min_leaf, bins,
+                                          least[j:j + 1], scratch, vectors)
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
@@ -802,14 +809,15 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
         n_bins += coarse.offsets[feats[j] + 1] - coarse.offsets[feats[j]]
     lanes = lane_count(n_threads, F, n_bins * BIN_BOUND_VISITS)
     bins = BinBounds(bounds, np.full(bounds.shape[0], math.inf))
+    sums = BinSums(coarse.offsets, coarse.span, hist.weights, hist.counts)
     if lanes == 1:
-        _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bins,
-                     boundary, least, np.int64(0), np.int64(1))
+        _bounds_lane(sums, feats, categorical, totals, n, crit, min_leaf, bins, boundary, least,
+                     np.int64(0), np.int64(1))
     else:
         # prange's index is unsigned: cast, or the callee compiles twice
         for lane in prange(lanes):
-            _bounds_lane(coarse, feats, categorical, hist, totals, n, crit, min_leaf, bins,
-                         boundary, least, np.int64(lane), lanes)
+            _bounds_lane(sums, feats, categorical, totals, n, crit, min_leaf, bins, boundary,
+                         least, np.int64(lane), lanes)
     g = math.inf
     for j in range(F):
         g = min(g, boundary[j])

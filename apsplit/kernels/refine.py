@@ -58,6 +58,7 @@ from numba import njit, prange
 from .coarse import box_bound, is_two_level
 from .lanes import PRANGE_ONLY, deal, lane_count
 from .stats import _full_split, canonical_pass
+from .unsigned import u
 
 
 @njit(cache=True, inline='always')
@@ -127,7 +128,8 @@ def survivors_of(task, coarse, feats, prefilter, bounds, hist, totals):
     else:
         row_w = np.zeros(n_rows if walks and n >= MOST_ROWS * n_rows else 0)
         for p in range(n if row_w.shape[0] > 0 else 0):
-            row_w[index_order[p]] = task.w[index_order[p]]
+            i = u(index_order[p])
+            row_w[i] = task.w[i]
     return Survivors(kept, bounds, prefilter.boundary_scores, prefilter.limit,
                      prefilter.margin, hist.counts, hist.weights, totals, row_w)
 
@@ -175,11 +177,11 @@ def _list_flagged(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
     n_listed = 0
     for p in range(listed.shape[0]):
         listed[n_listed] = p
-        n_listed += flagged[coarse_codes[index_order[p]]]
+        n_listed += flagged[coarse_codes[u(index_order[p])]]
     for q in range(n_listed):
-        i = index_order[listed[q]]
+        i = u(index_order[listed[q]])
         r = np.intp(codes[i])
-        hist_f[r, y[i]] += w[i]
+        hist_f[r, u(y[i])] += w[i]
         if constrained:
             counts_f[r] += 1
 
@@ -197,9 +199,9 @@ def _sum_flagged_by_rank(coarse, base, end, flagged, codes, y, row_w, hist_f, co
         if not flagged[b]:
             continue
         for q in range(bin_rows[base + b], bin_rows[base + b + 1]):
-            i = by_rank[q]
+            i = u(by_rank[q])
             r = np.intp(codes[i])
-            hist_f[r, y[i]] += row_w[i]
+            hist_f[r, u(y[i])] += row_w[i]
             if constrained and row_w[i] > 0.0:
                 counts_f[r] += 1
 
@@ -269,11 +271,11 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
                 for c in range(C):
                     before[c] = inner[c]
                     low[c] = prefix[c] + inner[c]
-                for u in range(t, stop):
+                for q in range(t, stop):
                     for c in range(C):
-                        inner[c] += hist_f[u, c]
+                        inner[c] += hist_f[q, c]
                     if constrained:
-                        inner_count += counts_f[u]
+                        inner_count += counts_f[q]
                 for c in range(C):
                     high[c] = prefix[c] + inner[c]
                 if box_bound(crit, low, high, totals, limit, scratch, right) > limit:
@@ -282,14 +284,14 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
                 for c in range(C):  # it may win: the same running sums again, evaluated
                     inner[c] = before[c]
                 inner_count = count_before
-                for u in range(t, stop):
+                for q in range(t, stop):
                     weight = 0.0
                     for c in range(C):
-                        weight += hist_f[u, c]
-                        inner[c] += hist_f[u, c]
+                        weight += hist_f[q, c]
+                        inner[c] += hist_f[q, c]
                         left[c] = prefix[c] + inner[c]
                     if constrained:
-                        inner_count += counts_f[u]
+                        inner_count += counts_f[q]
                     if weight == 0.0:  # no split after an absent rank (weights >= 0)
                         continue
                     count = left_count + inner_count
@@ -298,8 +300,8 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
                     value = _full_split(crit, bounds, left, right, totals, seen_total, no_unseen,
                                         0.0)
                     if value < best:
-                        best, best_rank, best_bin = value, u, -1
-                        right_rank = _next_in(hist_f, u, end)
+                        best, best_rank, best_bin = value, q, -1
+                        right_rank = _next_in(hist_f, q, end)
                         out_left[:] = left
                         limit = min(limit, best + survivors.margin)
                 t = stop

@@ -49,6 +49,7 @@ from .stats import (DENSE_RATIO, Column, Rule, Seen, Stream, assess, assess_rows
                     candidate_slots, clear_feature, collect_counts, distribute_new_bins, merge_new,
                     node_arrays, release, scan, scan_two_level, seen_value, sparse_buckets,
                     zero_weights)
+from .unsigned import u
 
 TOL = 1e-10
 ADAPTIVE_INITIAL_FRACTION = 0.1
@@ -130,11 +131,11 @@ def setup(method, data, work, task):
                 state.seen[f] = n  # every feature's statistics are canonical
         elif method == EXHAUSTIVE:  # each feature's canonical pass over its column
             for p in range(n):
-                work.in_node[order[p]] = 1
+                work.in_node[u(order[p])] = 1
         else:
             buckets = sparse_buckets(data, work, order, feats, slot)
             for p in range(n):
-                work.in_node[order[p]] = 1
+                work.in_node[u(order[p])] = 1
     state.cursor[:] = buckets[:, 0]
     cat_left = np.zeros(bin_offsets[-1] if any_categorical else 0, np.uint8)
     scratch = new_scratch(C, n, most_categories, F)
@@ -847,4 +848,4 @@ def teardown(node, state):
     if node.data.is_sparse:
         in_node, order = node.work.in_node, node.task.order
         for p in range(order.shape[0]):
-            in_node[order[p]] = 0
+            in_node[u(order[p])] = 0
