@@ -39,6 +39,18 @@ def _check_finite(values):
         raise ValueError(f"X contains {bad}; apsplit needs finite feature values")
 
 
+def _one_stored_value(X):
+    """Per column of the CSC matrix X (no explicit zeros), whether its stored entries hold
+    one value (an empty column does not): binned without a sort."""
+    starts, ends = X.indptr[:-1], X.indptr[1:]
+    stored = ends > starts
+    out = np.zeros(X.shape[1], bool)
+    if stored.any():  # reduceat over the nonempty columns: each one's entries, in turn
+        first = starts[stored]
+        out[stored] = np.minimum.reduceat(X.data, first) == np.maximum.reduceat(X.data, first)
+    return out
+
+
 def _offsets(values):
     """Where each feature's values start in their concatenation (and the total, last)."""
     return np.concatenate([[0], np.cumsum([uniq.size for uniq in values])]).astype(np.int64)
@@ -178,12 +190,17 @@ class Dataset:
         values = [None] * K
         zero_rank = np.full(K, -1, np.int64)
         codes = np.empty(X.nnz, np.int64)
+        one_value = _one_stored_value(X)
 
         def bin_feature(k):
             lo, hi = X.indptr[k], X.indptr[k + 1]
             stored = X.data[lo:hi]
             has_zero = hi - lo < n
-            uniq = np.unique(np.concatenate([stored, [0.0]]) if has_zero else stored)
+            if one_value[k]:  # one value v stored (one-hot columns): [v], [0, v] or [v, 0]
+                v = stored[0]
+                uniq = np.array([v] if not has_zero else [0.0, v] if v > 0 else [v, 0.0])
+            else:
+                uniq = np.unique(np.concatenate([stored, [0.0]]) if has_zero else stored)
             if has_zero:
                 zero_rank[k] = np.searchsorted(uniq, 0.0)
             codes[lo:hi] = np.searchsorted(uniq, stored)

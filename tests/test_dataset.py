@@ -61,6 +61,19 @@ def test_sparse_duplicates_are_summed_and_explicit_zeros_are_zeros():
     np.testing.assert_array_equal(all_codes(ds, 1), [1, 1, 0])
 
 
+def test_sparse_columns_of_one_stored_value_bin_like_dense_columns():
+    """Columns binned without a sort (one value stored): positive, negative, full (no
+    zero), beside an empty column and one of two values."""
+    X = np.array([[1.0, -2.0, 3.0, 0.0, 4.0],
+                  [0.0, 0.0, 3.0, 0.0, 0.0],
+                  [1.0, -2.0, 3.0, 0.0, 5.0]])
+    dense, sparse = apsplit.Dataset(X), apsplit.Dataset(sp.csr_matrix(X))
+    for k in range(X.shape[1]):
+        np.testing.assert_array_equal(sparse.feature_values(k), dense.feature_values(k))
+        np.testing.assert_array_equal(all_codes(sparse, k), all_codes(dense, k))
+    np.testing.assert_array_equal(sparse.zero_rank, [0, 1, -1, 0, 0])
+
+
 def test_sparse_arrays_are_accepted():
     X = np.array([[0.0, 1.0], [2.0, 0.0], [0.0, -3.0]])
     ds = apsplit.Dataset(sp.csr_array(X))

@@ -247,7 +247,7 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
         # the exhaustive search reads no weight order: its rows' order is the index order
         here = Task(seg_i if method == EXHAUSTIVE else seg_w, seg_i, w, y, C, feats, task.crit,
                     task.bounds, min_leaf, pre.pool[slot_of[node]].weights if kept else no_sums,
-                    coarse.offsets)
+                    coarse.offsets, value[node])
         if prefilter:
             found = run_exhaustive(params, data, work, here, coarse,
                                    pre.pool[slot_of[node]] if kept else cs.new_histogram(coarse, C),

@@ -46,9 +46,9 @@ from .refine import boundary_ranks, new_refined, refine_survivors, survivors_of
 from .sort import bisect_left
 from .state import Found, Node, Scratch, State, Task
 from .stats import (DENSE_RATIO, Column, Rule, Seen, Stream, assess, assess_rows, canonical_pass,
-                    candidate_slots, clear_feature, collect_counts, distribute_new_bins, merge_new,
-                    node_arrays, release, scan, scan_two_level, seen_value, sparse_buckets,
-                    zero_weights)
+                    candidate_slots, class_totals, clear_feature, collect_counts,
+                    distribute_new_bins, merge_new, node_arrays, release, scan, scan_two_level,
+                    seen_value, sparse_buckets, zero_weights)
 from .unsigned import u
 
 TOL = 1e-10
@@ -99,8 +99,9 @@ def setup(method, data, work, task):
     n = order.shape[0]
     F = feats.shape[0]
     C = task.n_classes
-    w_ord, y_ord, cumw, cumcls, totals = node_arrays(order, task.index_order, task.w, task.y, C,
-                                                     method != EXHAUSTIVE)
+    w_ord, y_ord, cumw, cumcls = node_arrays(order, task.w, task.y, C, method != EXHAUSTIVE)
+    totals = task.totals if task.totals.shape[0] == C else \
+        class_totals(task.index_order, task.w, task.y, C)
     listed = np.zeros(F, np.uint8)
     any_categorical = False
     most_categories = 0
@@ -755,7 +756,7 @@ def search(node, state, scratch, method, params):
 def _task_with(task, feats, bounds):
     """``task`` on the candidate columns ``feats`` with the bounds ``bounds``."""
     return Task(task.order, task.index_order, task.w, task.y, task.n_classes, feats, task.crit,
-                bounds, task.min_leaf, task.coarse_sums, task.coarse_offsets)
+                bounds, task.min_leaf, task.coarse_sums, task.coarse_offsets, task.totals)
 
 
 @njit(cache=True)

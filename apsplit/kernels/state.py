@@ -75,6 +75,9 @@ class Task(NamedTuple):
     # coarse_offsets[k]); empty: each search sums them from the node's rows (``stats``)
     coarse_sums: np.ndarray = np.zeros((0, 1))
     coarse_offsets: np.ndarray = np.zeros(1, np.int64)
+    # the node's class totals as the tree builder sums them (``stats.class_totals`` of its
+    # rows in index order, the canonical totals); empty: each search sums them
+    totals: np.ndarray = np.zeros(0)
 
 
 class Params(NamedTuple):

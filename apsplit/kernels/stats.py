@@ -124,10 +124,9 @@ class Rule(NamedTuple):
 
 
 @njit(cache=True)
-def node_arrays(order, index_order, w, y, n_classes, prefixes):
-    """The node's class totals, summed in index order (canonical); with ``prefixes``
-    also weight-ordered copies of w and y and the prefix sums of weight and of
-    class weight ((n + 1) and (n + 1) x C), which the batched searches need
+def node_arrays(order, w, y, n_classes, prefixes):
+    """With ``prefixes``, weight-ordered copies of w and y and the prefix sums of weight
+    and of class weight ((n + 1) and (n + 1) x C), which the batched searches need
     (else empty arrays)."""
     n = order.shape[0] if prefixes else 0
     w_ord = np.empty(n)
@@ -142,7 +141,7 @@ def node_arrays(order, index_order, w, y, n_classes, prefixes):
         for c in range(n_classes):
             cumcls[p + 1, c] = cumcls[p, c]
         cumcls[p + 1, u(y[i])] += w[i]
-    return w_ord, y_ord, cumw, cumcls, class_totals(index_order, w, y, n_classes)
+    return w_ord, y_ord, cumw, cumcls
 
 
 @njit(cache=True)
