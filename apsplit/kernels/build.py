@@ -111,8 +111,8 @@ def _split_rows(data, seg, cut, spare, w, y, left_value, right_value):
     """Stable partition of the rows ``seg``: those going left by ``cut`` first (code <=
     its left rank r, or, when r < 0, code in its ``cat_mask``); returns their count.
     With ``left_value`` non-empty, the class weights of both sides are summed
-    into ``left_value`` and ``right_value`` (``class_totals``, in the rows' order).  Each row's side is
-    found first, then the rows placed without a branch on it."""
+    into ``left_value`` and ``right_value`` (``class_totals``, in the rows' order).
+    Each row's side is found first, then the rows placed without a branch on it."""
     is_sparse, codes, zero_rank = data.is_sparse, data.codes, data.zero_rank
     k, r, cat_mask, rowcode = cut.feature, cut.left_rank, cut.cat_mask, cut.rowcode
     n = seg.shape[0]
