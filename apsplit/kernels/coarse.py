@@ -107,9 +107,8 @@ BinBounds = namedtuple("BinBounds", [
 ])
 
 BinSums = namedtuple("BinSums", [
-    # what a feature's bounds read, and no more: numba passes a record's every field to
-    # a call, and CoarseBins has 16 (agaricus's 126 features of two bins: 14.2 -> 12.3 us
-    # of bounds a node, a probe)
+    # what a feature's bounds read, and no more: a call per feature is passed every
+    # field of the records it takes, and CoarseBins has 16
     "offsets",  # CoarseBins': feature k's coarse bins are offsets[k]:offsets[k + 1]
     "span",     # CoarseBins': the exact ranks (distinct values) each bin holds
     "weights",  # NodeHistogram's (bins, C) class weights of the node's examples
