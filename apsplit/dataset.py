@@ -172,7 +172,7 @@ class Dataset:
         if n >= 2 ** 32:  # the ranks and the radix sort's row numbers are uint32
             raise ValueError(f"X has {n} rows; apsplit bins at most 2**32 - 1")
         _check_finite(X)
-        ranks, sorted_values, n_values = bin_columns(np.ascontiguousarray(X.T), n_threads)
+        ranks, sorted_values, n_values = bin_columns(X, n_threads)
         values = [sorted_values[k, :n_values[k]] for k in range(K)]
         offsets = _offsets(values)
         self.codes = ranks.astype(_code_dtype(int(n_values.max())), copy=False)

@@ -1,10 +1,11 @@
 """The radix binning of dense features: np.unique's values and ranks, for any thread count."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apsplit.kernels.binning import bin_columns, coarse_columns
+from apsplit.kernels.binning import BLOCK, bin_columns, coarse_columns
 
 # values whose bits differ in every radix digit, signed zeros, subnormals and the extremes
 EDGES = [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, -1.0, 1.0, 1.5, -1.5,
@@ -25,7 +26,7 @@ def column_sets(draw):
 @settings(max_examples=300, deadline=None)
 @given(column_sets())
 def test_each_feature_gets_np_uniques_values_and_ranks(columns):
-    ranks, sorted_values, n_values = bin_columns(columns, 1)
+    ranks, sorted_values, n_values = bin_columns(columns.T, 1)
     for k in range(columns.shape[0]):
         expected_values, expected_ranks = np.unique(columns[k], return_inverse=True)
         got = sorted_values[k, :n_values[k]]
@@ -35,25 +36,30 @@ def test_each_feature_gets_np_uniques_values_and_ranks(columns):
 
 
 def test_signed_zeros_are_one_value():
-    ranks, sorted_values, n_values = bin_columns(np.array([[0.0, -0.0, -1.0, 0.0, -0.0]]), 1)
+    ranks, sorted_values, n_values = bin_columns(np.array([[0.0, -0.0, -1.0, 0.0, -0.0]]).T, 1)
     assert n_values[0] == 2
     np.testing.assert_array_equal(sorted_values[0, :2], [-1.0, 0.0])
     np.testing.assert_array_equal(ranks[0], [1, 1, 0, 1, 1])
 
 
-def test_many_values_sort_as_np_unique_on_every_thread_count():
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_many_values_sort_as_np_unique_on_every_thread_count(order):
     """Enough values for two lanes' work, in every radix digit (continuous, integer-valued
-    and heavily tied columns)."""
+    and heavily tied columns), X in either memory layout, more features than a block
+    (``BLOCK``) and not a multiple of it, so the lanes' shares end inside blocks."""
     rng = np.random.default_rng(0)
-    n = 40_000
-    columns = np.array([rng.normal(size=n) * 1e3, rng.integers(-50, 50, n).astype(float),
-                        rng.choice(EDGES, n), -np.abs(rng.standard_cauchy(n))])
-    one = bin_columns(columns, 1)
-    two = bin_columns(columns, 2)
-    np.testing.assert_array_equal(one[0], two[0])  # the ranks
-    np.testing.assert_array_equal(one[2], two[2])  # how many values (the rest is scratch)
-    for k in range(columns.shape[0]):
-        np.testing.assert_array_equal(one[1][k, :one[2][k]], two[1][k, :two[2][k]])
+    n = 20_000
+    kinds = [rng.normal(size=n) * 1e3, rng.integers(-50, 50, n).astype(float),
+             rng.choice(EDGES, n), -np.abs(rng.standard_cauchy(n))]
+    columns = np.array([kinds[k % 4] + k for k in range(BLOCK + 3)])
+    X = np.asarray(columns.T, order=order)
+    one = bin_columns(X, 1)
+    for threads in (2, 3):
+        other = bin_columns(X, threads)
+        np.testing.assert_array_equal(one[0], other[0])  # the ranks
+        np.testing.assert_array_equal(one[2], other[2])  # how many values (the rest: scratch)
+        for k in range(columns.shape[0]):
+            np.testing.assert_array_equal(one[1][k, :one[2][k]], other[1][k, :other[2][k]])
     for k in range(columns.shape[0]):
         expected_values, expected_ranks = np.unique(columns[k], return_inverse=True)
         np.testing.assert_array_equal(one[1][k, :one[2][k]], expected_values)
@@ -114,7 +120,7 @@ def test_coarse_columns_are_the_same_on_two_threads_with_two_lanes_of_work():
     n = 30_000
     columns = np.array([rng.normal(size=n), rng.integers(0, 300, n).astype(float),
                         rng.integers(0, 3, n).astype(float), rng.normal(size=n).round(2)])
-    ranks, _, n_values = bin_columns(columns, 1)
+    ranks, _, n_values = bin_columns(columns.T, 1)
     bin_offsets = np.concatenate([[0], np.cumsum(n_values)])
     two_level = n_values > 16 * 256
     expected = _coarse_reference(ranks, bin_offsets, two_level, 256)

@@ -387,7 +387,7 @@ def test_x_is_binned_on_the_finders_threads(monkeypatch, estimator, n_jobs, thre
     asked = []
     bin_columns = apsplit_dataset.bin_columns
     monkeypatch.setattr(apsplit_dataset, "bin_columns",
-                        lambda columns, t: asked.append(t) or bin_columns(columns, t))
+                        lambda X, t: asked.append(t) or bin_columns(X, t))
     X, y = small_problem(seed=5)
     estimator(n_jobs=n_jobs, method="exhaustive").fit(X, y)
     assert asked == [min(threads, numba.get_num_threads())]

@@ -27,6 +27,7 @@ from .coarse import CoarseBins, group_ranks, list_other_rows, no_other_rows, sor
 from .lanes import PRANGE_ONLY, lane_count
 
 DIGIT = 11  # bits sorted per radix pass: 2048 counters stay in L1; 6 passes cover 64 bits
+BLOCK = 8   # features gathered in one pass over the rows: a 64-byte line of float64
 
 
 @njit(cache=True)
@@ -81,34 +82,44 @@ def distinct_values(x, ranks, values, scratch_keys, scratch_order, counts):
 
 
 @njit(cache=True)
-def _bin_lane(columns, ranks, values, n_values, lane, lanes):
-    """``distinct_values`` of the columns k = lane (mod lanes), with this lane's scratch."""
-    n = columns.shape[1]
+def _bin_lane(X, ranks, values, n_values, lane, lanes):
+    """``distinct_values`` of this lane's contiguous share of the features, ``BLOCK``
+    at a time: a block's columns are gathered into this lane's scratch in one pass over
+    the rows (a row's block is one cache line of a C-order X), then sorted one by one."""
+    n, K = X.shape
+    block = np.empty((BLOCK, n))
     scratch_keys = np.empty((2, n), np.uint64)
     scratch_order = np.empty((2, n), np.uint32)
     counts = np.empty(1 << DIGIT, np.int64)
-    for k in range(lane, columns.shape[0], lanes):
-        n_values[k] = distinct_values(columns[k], ranks[k], values[k], scratch_keys,
-                                      scratch_order, counts)
+    for start in range(lane * K // lanes, (lane + 1) * K // lanes, BLOCK):
+        width = min(BLOCK, (lane + 1) * K // lanes - start)
+        for i in range(n):
+            for j in range(width):
+                block[j, i] = X[i, start + j]
+        for j in range(width):
+            k = start + j
+            n_values[k] = distinct_values(block[j], ranks[k], values[k], scratch_keys,
+                                          scratch_order, counts)
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
-def bin_columns(columns, n_threads):
+def bin_columns(X, n_threads):
     """(ranks (K, n) uint32, values (K, n), n_values (K,)): ``distinct_values`` of every
-    row of ``columns`` (K features by n examples, finite, C order), row k's distinct
-    values in ``values[k, :n_values[k]]``; the features dealt to ``n_threads`` threads,
-    each computed alone, so the result is the same for any count."""
-    K, n = columns.shape
+    column of ``X`` (n examples by K features, finite, in any memory layout), feature k's
+    distinct values in ``values[k, :n_values[k]]``; the features in ``n_threads``
+    contiguous shares, one per thread, each feature computed alone, so the result is
+    the same for any count.  X is read in place, without a transposed copy."""
+    n, K = X.shape
     ranks = np.empty((K, n), np.uint32)
     values = np.empty((K, n))
     n_values = np.zeros(K, np.int64)
     lanes = lane_count(n_threads, K, K * n)
     if lanes == 1:
-        _bin_lane(columns, ranks, values, n_values, np.int64(0), np.int64(1))
+        _bin_lane(X, ranks, values, n_values, np.int64(0), np.int64(1))
     else:
         # prange's index is unsigned: cast, or the callee compiles twice
         for lane in prange(lanes):
-            _bin_lane(columns, ranks, values, n_values, np.int64(lane), lanes)
+            _bin_lane(X, ranks, values, n_values, np.int64(lane), lanes)
     return ranks, values, n_values
 
 
