@@ -51,7 +51,7 @@ def test_many_values_sort_as_np_unique_on_every_thread_count(order):
     n = 20_000
     kinds = [rng.normal(size=n) * 1e3, rng.integers(-50, 50, n).astype(float),
              rng.choice(EDGES, n), -np.abs(rng.standard_cauchy(n))]
-    columns = np.array([kinds[k % 4] + k for k in range(BLOCK + 3)])
+    columns = np.array([rng.permutation(kinds[k % 4]) for k in range(BLOCK + 3)])
     X = np.asarray(columns.T, order=order)
     one = bin_columns(X, 1)
     for threads in (2, 3):
