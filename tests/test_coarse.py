@@ -18,8 +18,14 @@ from test_tree import SETTINGS, assert_same_tree, boosting_weights, check_struct
 from apsplit.experiments.loaders import load_bundled
 from apsplit.kernels import coarse
 from apsplit.kernels.criteria import CRITERIA
+from apsplit.kernels.stats import class_totals
 
 UNFILTERED = apsplit.Quick(initial_fraction=1.0)  # every feature scored canonically, no prefilter
+
+
+def _totals(task):
+    """A node's class totals as the tree builder hands them to its histogram."""
+    return class_totals(task.index_order, task.w, task.y, task.n_classes)
 
 
 # ------------------------------------------------------------------ the bins
@@ -298,7 +304,9 @@ def test_a_nodes_histogram_sums_its_rows_two_level_features_in_row_order(rows, s
     hist = coarse.new_histogram(bins, C)
     hist.weights[:] = np.nan  # every bin written, empty ones included
     hist.counts[:] = -1
-    coarse.build_dense(bins, np.arange(4), node.astype(np.int64), w, y, hist, np.int64(1))
+    rows = node.astype(np.int64)
+    coarse.build_dense(bins, np.arange(4), rows, w, y, class_totals(rows, w, y, C), hist,
+                       np.int64(1))
     for k in range(4):
         lo, hi = bins.offsets[k], bins.offsets[k + 1]
         codes = bins.codes[k, node]
@@ -384,7 +392,7 @@ def test_a_larger_childs_subtracted_histogram_is_its_canonical_sums_in_every_fin
     one = np.int64(1)
     hists = [coarse.new_histogram(bins, 2) for _ in range(3)]
     for t, hist in zip((parent, smaller, larger), hists):
-        coarse.build_dense(bins, t.feats, t.index_order, t.w, t.y, hist, one)
+        coarse.build_dense(bins, t.feats, t.index_order, t.w, t.y, _totals(t), hist, one)
     subtracted, summed_smaller, summed = hists
     coarse.subtract(bins, parent.feats, subtracted, summed_smaller, w.sum())
     np.testing.assert_array_equal(subtracted.counts, summed.counts)
@@ -412,7 +420,7 @@ def _most_rows_by_rank_and_listed(seed, **node):
     ds, data, bins, parent, smaller, larger, w = _larger_child(-1.5, seed, **node)
     hist, small = (coarse.new_histogram(bins, parent.n_classes) for _ in range(2))
     for t, h in ((parent, hist), (smaller, small)):
-        coarse.build_dense(bins, t.feats, t.index_order, t.w, t.y, h, np.int64(1))
+        coarse.build_dense(bins, t.feats, t.index_order, t.w, t.y, _totals(t), h, np.int64(1))
     coarse.subtract(bins, parent.feats, hist, small, w.sum())
     every_row = _survivors(data, bins, larger, hist)
     assert every_row.row_w.size == w.size  # the path under test
@@ -425,8 +433,8 @@ def _root_by_rank_and_listed(seed, **node):
     whether the root holds every row (no weight is 0: its weights per row are X's)."""
     ds, data, bins, parent, _, _, w = _larger_child(-1.5, seed, **node)
     hist = coarse.new_histogram(bins, parent.n_classes)
-    coarse.build_dense(bins, parent.feats, parent.index_order, parent.w, parent.y, hist,
-                       np.int64(1))
+    coarse.build_dense(bins, parent.feats, parent.index_order, parent.w, parent.y,
+                       _totals(parent), hist, np.int64(1))
     root = _survivors(data, bins, parent, hist)
     assert root.row_w.size == w.size  # the by-rank path
     return (_refined_both_ways(ds, data, bins, parent, root, root._replace(row_w=np.zeros(0))),
@@ -510,11 +518,12 @@ def test_each_boundary_score_is_its_canonical_score(criterion, n_classes):
                                                                zero_share=0.05)
     hist, small = (coarse.new_histogram(bins, n_classes) for _ in range(2))
     for t, h in ((parent, hist), (smaller, small)):
-        coarse.build_dense(bins, t.feats, t.index_order, t.w, t.y, h, np.int64(1))
+        coarse.build_dense(bins, t.feats, t.index_order, t.w, t.y, _totals(t), h, np.int64(1))
     for task, h in ((parent, None), (larger, hist)):
         if h is None:
             h = coarse.new_histogram(bins, n_classes)
-            coarse.build_dense(bins, task.feats, task.index_order, task.w, task.y, h, np.int64(1))
+            coarse.build_dense(bins, task.feats, task.index_order, task.w, task.y, _totals(task),
+                               h, np.int64(1))
         else:
             coarse.subtract(bins, parent.feats, h, small, w.sum())
         rows = task.index_order
@@ -554,7 +563,8 @@ def _root_survivors(X, y, w, coarse_bins):
     problem = check_problem(ds, y, w, "gini", None, None, False, "tight")
     task = kernel_task(problem, np.sort(problem.order))
     hist = coarse.new_histogram(bins, 2)
-    coarse.build_dense(bins, task.feats, task.index_order, task.w, task.y, hist, np.int64(1))
+    coarse.build_dense(bins, task.feats, task.index_order, task.w, task.y, _totals(task), hist,
+                       np.int64(1))
     totals = np.bincount(y, w, minlength=2)
     bounds = np.empty(bins.offsets[-1])
     prefilter = coarse.survivors(bins, task.feats, data.categorical, hist, totals,

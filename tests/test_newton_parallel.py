@@ -176,7 +176,7 @@ def test_the_parallel_loops_are_parallel():
                               position.copy(), np.array([0, -1]), np.arange(2), np.array([0]), 2)
     bins = apsplit.Dataset(X).coarse_bins()
     node = coarse._node_rows(bins, np.arange(4), np.arange(n), np.ones(n), np.zeros(n, np.int64),
-                             2)
+                             np.array([float(n), 0.0]))
     assert _has_parallel_loop(coarse._build_shares, bins, np.arange(4), node,
                               coarse.new_histogram(bins, 2), 2)
 

@@ -151,7 +151,8 @@ def tree_nodes(problem, tree, leaves, max_depth, repeats=5, threads=1):
             elif cs.pays(coarse, data.bin_offsets, feats, n, C):
                 hist = cs.new_histogram(coarse, C)
                 ms["histogram"] = _least_ms(lambda: cs.build_dense(
-                    coarse, feats, task.index_order, task.w, task.y, hist, lanes), repeats)
+                    coarse, feats, task.index_order, task.w, task.y, _totals(task), hist, lanes),
+                    repeats)
                 record["histogram"] = "summed"
             else:
                 hist = None
@@ -223,8 +224,9 @@ def _children_histograms(tree, node, rows_of, task, coarse, hist, repeats, lanes
     C = task.n_classes
     small_hist = cs.new_histogram(coarse, C)
     small_rows = rows_of[small]
+    small_totals = class_totals(small_rows, task.w, task.y, C)
     small_ms = _least_ms(lambda: cs.build_dense(coarse, task.feats, small_rows, task.w, task.y,
-                                                small_hist, lanes), repeats)
+                                                small_totals, small_hist, lanes), repeats)
     parent_weight = float(tree.value[node].sum())
     copies = [cs.NodeHistogram(*(field.copy() for field in hist)) for _ in range(repeats + 1)]
     large_hist = copies[-1]

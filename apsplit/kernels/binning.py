@@ -91,8 +91,9 @@ def _bin_lane(X, ranks, values, n_values, lane, lanes):
     scratch_keys = np.empty((2, n), np.uint64)
     scratch_order = np.empty((2, n), np.uint32)
     counts = np.empty(1 << DIGIT, np.int64)
-    for start in range(lane * K // lanes, (lane + 1) * K // lanes, BLOCK):
-        width = min(BLOCK, (lane + 1) * K // lanes - start)
+    end = (lane + 1) * K // lanes
+    for start in range(lane * K // lanes, end, BLOCK):
+        width = min(BLOCK, end - start)
         for i in range(n):
             for j in range(width):
                 block[j, i] = X[i, start + j]

@@ -146,14 +146,14 @@ def _split_rows(data, seg, cut, spare, w, y, left_value, right_value):
 
 
 @njit(cache=True)
-def _build_histogram(prefilter, data, task, rows, hist, n_threads):
-    """The coarse histogram of ``rows`` (of ``task``'s candidates) in ``hist`` (dense: on
-    ``n_threads`` threads)."""
+def _build_histogram(prefilter, data, task, rows, totals, hist, n_threads):
+    """The coarse histogram of ``rows`` (of ``task``'s candidates; ``totals`` their class
+    totals) in ``hist`` (dense: on ``n_threads`` threads)."""
     if data.is_sparse:
-        cs.build_sparse(prefilter.coarse, task.feats, prefilter.slot, rows, task.w, task.y,
+        cs.build_sparse(prefilter.coarse, task.feats, prefilter.slot, rows, task.w, task.y, totals,
                         data.csr_indptr, data.csr_features, hist)
     else:
-        cs.build_dense(prefilter.coarse, task.feats, rows, task.w, task.y, hist, n_threads)
+        cs.build_dense(prefilter.coarse, task.feats, rows, task.w, task.y, totals, hist, n_threads)
 
 
 @njit(cache=True)
@@ -239,7 +239,8 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
         prefilter = method == EXHAUSTIVE and cs.pays(coarse, bin_offsets, feats, end - start, C)
         if (tracked or prefilter) and slot_of[node] < 0 and len(free) > 0:
             slot_of[node] = free.pop()
-            _build_histogram(pre, data, task, seg_i, pre.pool[slot_of[node]], params.n_threads)
+            _build_histogram(pre, data, task, seg_i, value[node], pre.pool[slot_of[node]],
+                             params.n_threads)
         elif not (tracked or prefilter) and slot_of[node] >= 0:
             free.append(slot_of[node])  # nor will it below: the plain search from here down
             slot_of[node] = -1
@@ -295,7 +296,7 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
                 rowcode[u(csc_rows[e])] = -1
         if slot_of[node] >= 0:
             _children_histograms(pre, data, task, seg_i, n_left, node, left, right,
-                                 depth + 1 < max_depth, value[node], params.n_threads)
+                                 depth + 1 < max_depth, value, params.n_threads)
         feature[node] = k
         children_left[node] = left
         children_right[node] = right
@@ -316,11 +317,12 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
 
 
 @njit(cache=True)
-def _children_histograms(pre, data, task, seg_i, n_left, node, left, right, searched, node_value,
+def _children_histograms(pre, data, task, seg_i, n_left, node, left, right, searched, value,
                          n_threads):
     """Give a split node's children their histograms (the smaller's summed from its
     rows ``seg_i``, the larger's by subtraction in the node's slot), if they will be
-    searched and a slot is free; else free the node's slot."""
+    searched and a slot is free; else free the node's slot.  ``value``: the nodes'
+    class totals."""
     free, slot_of = pre.free, pre.slot_of
     parent = slot_of[node]
     if not searched or len(free) == 0:
@@ -329,10 +331,11 @@ def _children_histograms(pre, data, task, seg_i, n_left, node, left, right, sear
     small = free.pop()
     left_smaller = 2 * n_left <= seg_i.shape[0]
     rows = seg_i[:n_left] if left_smaller else seg_i[n_left:]
-    _build_histogram(pre, data, task, rows, pre.pool[small], n_threads)
+    _build_histogram(pre, data, task, rows, value[left] if left_smaller else value[right],
+                     pre.pool[small], n_threads)
     parent_weight = 0.0
-    for c in range(node_value.shape[0]):
-        parent_weight += node_value[c]
+    for c in range(value.shape[1]):
+        parent_weight += value[node, c]
     cs.subtract(pre.coarse, task.feats, pre.pool[parent], pre.pool[small], parent_weight)
     slot_of[left], slot_of[right] = (small, parent) if left_smaller else (parent, small)
 

@@ -60,7 +60,7 @@ from numba import njit, prange
 
 from .criteria import ERROR, GINI, TIGHT, split_value
 from .lanes import PRANGE_ONLY, lane_count
-from .stats import DENSE_RATIO, _full_split, class_totals, two_class_split
+from .stats import DENSE_RATIO, _full_split, two_class_split
 from .unsigned import u
 
 MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
@@ -404,10 +404,10 @@ def _build_features(coarse, feats, first, last, node, hist):
 
 
 @njit(cache=True)
-def _node_rows(coarse, feats, index_order, w, y, n_classes):
-    """The ``NodeRows`` of the node's rows ``index_order`` (every row of X's weight and
-    mark only if a candidate is listed at this node, ``_is_listed``; else ``in_node``
-    is empty)."""
+def _node_rows(coarse, feats, index_order, w, y, totals):
+    """The ``NodeRows`` of the node's rows ``index_order`` with its class ``totals``
+    (every row of X's weight and mark only if a candidate is listed at this node,
+    ``_is_listed``; else ``in_node`` is empty)."""
     n = index_order.shape[0]
     N = coarse.codes.shape[1]
     w_node, y_node = w, y
@@ -418,7 +418,6 @@ def _node_rows(coarse, feats, index_order, w, y, n_classes):
             i = u(index_order[p])
             w_node[p] = w[i]
             y_node[p] = y[i]
-    totals = class_totals(index_order, w, y, n_classes)
     listed = False
     for j in range(feats.shape[0]):
         listed = listed or _is_listed(coarse, feats[j], n)
@@ -436,7 +435,7 @@ def _node_rows(coarse, feats, index_order, w, y, n_classes):
 
 
 @njit(cache=True)
-def build_dense(coarse, feats, index_order, w, y, hist, n_threads):
+def build_dense(coarse, feats, index_order, w, y, totals, hist, n_threads):
     """The node's coarse histogram of every candidate feature: per feature, its codes
     gathered for the node's rows (index order), then summed into its bins, or its rows
     outside its dominant bin summed (``_sum_listed``); the features in ``n_threads``
@@ -444,7 +443,7 @@ def build_dense(coarse, feats, index_order, w, y, hist, n_threads):
     by one thread in row order, so the histogram is the same for any thread count.  A
     node of every row reads the weights and classes in place (index_order is 0 .. n - 1)."""
     n = index_order.shape[0]
-    node = _node_rows(coarse, feats, index_order, w, y, hist.weights.shape[1])
+    node = _node_rows(coarse, feats, index_order, w, y, totals)
     _build_shares(coarse, feats, node, hist, n_threads)
     total = 0.0
     for c in range(node.totals.shape[0]):
@@ -471,22 +470,21 @@ def _build_shares(coarse, feats, node, hist, n_threads):
 
 
 @njit(cache=True)
-def build_sparse(coarse, feats, slot, index_order, w, y, csr_indptr, csr_features, hist):
+def build_sparse(coarse, feats, slot, index_order, w, y, totals, csr_indptr, csr_features,
+                 hist):
     """The node's coarse histogram from its rows' stored entries (one pass over them,
     ``slot[k] >= 0`` marking the candidate columns); each implicit zero's class
-    weights are the node's class totals minus the feature's stored entries'."""
+    weights are the node's class ``totals`` minus the feature's stored entries'."""
     C = hist.weights.shape[1]
     n = index_order.shape[0]
     weights, counts = hist.weights, hist.counts
     _clear(coarse, feats, hist)
-    totals = np.zeros(C)
     csr_bins = coarse.csr_bins
     every_column = feats.shape[0] == slot.shape[0]  # no candidate test per entry
     for p in range(n):
         i = u(index_order[p])
         c = u(y[i])
         wi = w[i]
-        totals[c] += wi
         for e in range(u(csr_indptr[i]), u(csr_indptr[i + 1])):
             if every_column or slot[u(csr_features[e])] >= 0:
                 b = u(csr_bins[e])
