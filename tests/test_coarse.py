@@ -451,7 +451,8 @@ def _survivors(data, bins, task, hist):
     prefilter = coarse.survivors(bins, task.feats, data.categorical, hist, totals,
                                  np.int64(rows.size), task.crit, task.min_leaf,
                                  TOL * totals.sum(), bounds, np.int64(1))
-    return survivors_of(task, bins, task.feats, prefilter, bounds, hist, totals)
+    return survivors_of(task, bins, task.feats, prefilter, bounds, hist, totals,
+                        np.int64(1))
 
 
 def _refined_both_ways(ds, data, bins, task, first, second):
@@ -570,7 +571,8 @@ def _root_survivors(X, y, w, coarse_bins):
     prefilter = coarse.survivors(bins, task.feats, data.categorical, hist, totals,
                                  np.int64(len(y)), task.crit, task.min_leaf,
                                  TOL * totals.sum(), bounds, np.int64(1))
-    return ds, task, bins, survivors_of(task, bins, task.feats, prefilter, bounds, hist, totals)
+    return ds, task, bins, survivors_of(task, bins, task.feats, prefilter, bounds, hist, totals,
+                        np.int64(1))
 
 
 def test_a_found_split_lowers_the_limit_for_the_survivors_after_it():
@@ -693,3 +695,56 @@ def test_prefiltered_trees_on_higgs7k(criterion, fmt):
     root = apsplit.find_split(ds, y, w, criterion=criterion, method="exhaustive")
     F = ds.n_features
     assert F + 1 <= root.scans <= F + 3, "the coarse bins leave one to three features to score"
+
+
+@pytest.mark.parametrize("share", ["one row", "first and last", "most", "all but the ends"])
+def test_weights_in_node_on_one_two_and_three_lanes(share):
+    """``refine.weights_in_node``: a node's weights per row of X, 0 elsewhere, against
+    numpy, on one, two and three lanes (the shares end between the node's rows and
+    cover X once: a node without X's first or last rows, one of a single row)."""
+    from apsplit.kernels.lanes import lane_count
+    from apsplit.kernels.refine import weights_in_node
+    rng = np.random.default_rng(7)
+    N = 80000
+    w = rng.lognormal(size=N)
+    rows = {"one row": np.array([N // 2]), "first and last": np.array([0, N - 1]),
+            "most": np.flatnonzero(rng.random(N) < 0.8),
+            "all but the ends": np.arange(1, N - 1)}[share]
+    expected = np.zeros(N)
+    expected[rows] = w[rows]
+    for threads in (1, 2, 3):
+        got = weights_in_node(rows.astype(np.int64), w, np.int64(threads))
+        assert got.tobytes() == expected.tobytes()
+    assert share in ("one row", "first and last") or lane_count(3, rows.size, N + rows.size) == 3
+
+
+def test_survivors_are_the_same_on_one_two_and_three_lanes():
+    """``coarse.survivors`` scores each feature's bins on one thread, the features in
+    contiguous shares: the same survivors, limit, boundary scores and bounds on one,
+    two and three lanes (enough bins for three)."""
+    from apsplit.kernels.lanes import lane_count
+    from apsplit.kernels.search import TOL
+    rng = np.random.default_rng(11)
+    n, K = 6000, 31  # uneven shares
+    X = rng.normal(size=(n, K))
+    y = (X[:, :4].sum(axis=1) + rng.normal(size=n) > 0).astype(np.int64)
+    w = rng.lognormal(size=n)
+    ds = apsplit.Dataset(X, prefilter=True)
+    bins, data = ds.coarse_bins(), ds.kernel_data()
+    problem = apsplit.finders.check_problem(ds, y, w, "gini", None, None, False)
+    task = apsplit.finders.kernel_task(problem, np.arange(n))
+    hist = coarse.new_histogram(bins, 2)
+    totals = _totals(task)
+    coarse.build_dense(bins, task.feats, task.index_order, task.w, task.y, totals, hist,
+                       np.int64(1))
+    assert lane_count(3, K, bins.offsets[-1] * coarse.BIN_BOUND_VISITS) == 3
+    results = []
+    for threads in (1, 2, 3):
+        bounds = np.full(bins.offsets[-1], np.nan)
+        prefilter = coarse.survivors(bins, task.feats, data.categorical, hist, totals,
+                                     np.int64(n), task.crit, task.min_leaf, TOL * w.sum(),
+                                     bounds, np.int64(threads))
+        results.append((prefilter.keep.tobytes(), prefilter.limit, prefilter.margin,
+                        prefilter.boundary_scores.tobytes(), bounds.tobytes()))
+    assert results[0] == results[1] == results[2]
+    assert 0 < len(results[0][0]) // 8 < K  # some features pruned, some kept

@@ -187,7 +187,8 @@ def _time_survivors(record, task, data, work, coarse, hist, repeats, lanes):
         coarse, task.feats, data.categorical, hist, totals, n, task.crit, task.min_leaf, tie,
         bounds, lanes), repeats, min)
     ms["bounds"] = 1000.0 * seconds
-    survivors = survivors_of(task, coarse, task.feats, prefilter, bounds, hist, totals)
+    survivors = survivors_of(task, coarse, task.feats, prefilter, bounds, hist, totals,
+                             lanes)
     none_flagged = survivors._replace(bounds=np.full_like(bounds, math.inf))
     ms["canonical sums"] = _least_ms(
         lambda: _refined(data, work, task, coarse, none_flagged, lanes), repeats)

@@ -5,9 +5,11 @@ depth-first (left child first), one ``search.search`` per node, and keeps
 each node's rows as a contiguous segment of two arrays, one in index order
 and, for the batched finders (quick, adaptive), one in weight order; a
 child's segments are stable partitions of its parent's, so neither is ever
-sorted again.  A node's class weights are summed in index order, whatever
-the finder, so every finder's tree holds the same values.  The tree it
-returns is flat parallel arrays (``apsplit.tree.Tree``).
+sorted again.  The children of a node at depth ``max_depth`` - 1 are leaves:
+its rows stay in place, and one pass gives each its leaf and sums the leaves'
+class weights (``_split_into_leaves``).  A node's class weights are summed in
+index order, whatever the finder, so every finder's tree holds the same values.
+The tree it returns is flat parallel arrays (``apsplit.tree.Tree``).
 
 ``apply_rows`` gives the leaf of every row of the binned Dataset (codes) or
 of raw X (values): a walk from the root per row.
@@ -107,41 +109,128 @@ def threshold_of(values, off, n_bins, left_rank, right_rank):
 
 
 @njit(cache=True)
-def _split_rows(data, seg, cut, spare, w, y, left_value, right_value):
-    """Stable partition of the rows ``seg``: those going left by ``cut`` first (code <=
-    its left rank r, or, when r < 0, code in its ``cat_mask``); returns their count.
-    With ``left_value`` non-empty, the class weights of both sides are summed
-    into ``left_value`` and ``right_value`` (``class_totals``, in the rows' order).
-    Each row's side is found first, then the rows placed without a branch on it."""
+def _marks(data, seg, cut):
+    """Per row of ``seg``, 1 if ``cut`` sends it right, else 0: a sparse cut (code > its
+    left rank r, the implicit zero's code its ``zero_rank``) or a categorical one (code
+    not in its ``cat_mask``).  A dense numeric cut's rows are tested in the pass
+    (``_partition``, ``_split_into_leaves``)."""
     is_sparse, codes, zero_rank = data.is_sparse, data.codes, data.zero_rank
     k, r, cat_mask, rowcode = cut.feature, cut.left_rank, cut.cat_mask, cut.rowcode
     n = seg.shape[0]
-    right = np.empty(n, np.uint8)  # 1: the row goes right
+    right = np.empty(n, np.uint8)
     if is_sparse:
         for p in range(n):
             code = rowcode[u(seg[p])]
             right[p] = (code if code >= 0 else zero_rank[k]) > r
-    elif r < 0:
+    else:
         for p in range(n):
             right[p] = cat_mask[codes[k, u(seg[p])]] == 0
-    else:
-        column = codes[k]
-        for p in range(n):
-            right[p] = column[u(seg[p])] > r
+    return right
+
+
+@njit(cache=True, inline='always')
+def _add_to_side(sums, goes_right, second, weight):
+    """Two classes: the (left 0, left 1, right 0, right 1) class weights ``sums`` with a
+    row's ``weight`` added to its (side, class) and 0.0 to the three others (x + 0 = x
+    for x >= 0): in registers, the same sums bit for bit as adding it to its own only."""
+    l0, l1, r0, r1 = sums
+    return (l0 + (0.0 if goes_right or second else weight),
+            l1 + (weight if second and not goes_right else 0.0),
+            r0 + (weight if goes_right and not second else 0.0),
+            r1 + (weight if goes_right and second else 0.0))
+
+
+@njit(cache=True)
+def _partition(seg, spare, column, rank, marks, w, y):
+    """Stable partition of the rows ``seg``, those going left first: a row goes right
+    if ``column[i] > rank`` (i its number in X), or, when ``marks`` is given (not None),
+    if ``marks[p]`` (p its place in ``seg``).  Returns (the left count, the two sides'
+    two-class sums, ``_add_to_side``, in the rows' order: when ``w`` is given).  The
+    None arguments are known when numba compiles, so each variant's loop holds its
+    test and sums only.  Each row is placed without a branch on its side."""
+    sums = (0.0, 0.0, 0.0, 0.0)
     n_left = 0
     n_right = 0
-    for p in range(n):
+    for p in range(seg.shape[0]):
         i = seg[p]
-        side = np.intp(right[p])
+        if marks is None:
+            side = np.intp(column[u(i)] > rank)
+        else:
+            side = np.intp(marks[p])
         seg[n_left] = i  # n_left <= p: row p is read already
         spare[n_right] = i
         n_left += 1 - side
         n_right += side
+        if w is not None:
+            sums = _add_to_side(sums, side != 0, y[u(i)] != 0, w[u(i)])
     seg[n_left:] = spare[:n_right]
-    if left_value.shape[0] > 0:  # each side's rows are in the order they had
-        C = left_value.shape[0]
+    return n_left, sums
+
+
+@njit(cache=True)
+def _partition_by(data, seg, cut, spare, w, y):
+    """``_partition`` of the rows ``seg`` by ``cut``: code <= its left rank r goes left
+    (a dense numeric cut: tested in the pass), or, when r < 0, code in its
+    ``cat_mask`` (``_marks``); ``w`` None: without the sums."""
+    if not data.is_sparse and cut.left_rank >= 0:
+        return _partition(seg, spare, data.codes[cut.feature], cut.left_rank, None, w, y)
+    return _partition(seg, spare, np.empty(0, data.codes.dtype), 0, _marks(data, seg, cut),
+                      w, y)
+
+
+@njit(cache=True)
+def _split_rows(data, seg, cut, spare, w, y, left_value, right_value):
+    """Stable partition of the rows ``seg`` by ``cut`` (``_partition_by``), those going
+    left first; returns their count.  With ``left_value`` non-empty, the class weights
+    of both sides are summed into ``left_value`` and ``right_value``: ``class_totals``
+    of each side, bit for bit, since a stable partition keeps the rows' order (two
+    classes: as the rows are placed)."""
+    C = left_value.shape[0]
+    if C == 2:
+        n_left, sums = _partition_by(data, seg, cut, spare, w, y)
+        left_value[0], left_value[1], right_value[0], right_value[1] = sums
+        return n_left
+    n_left, _ = _partition_by(data, seg, cut, spare, None, y)
+    if C > 0:  # each side's rows are in the order they had
         left_value[:] = class_totals(seg[:n_left], w, y, C)
         right_value[:] = class_totals(seg[n_left:], w, y, C)
+    return n_left
+
+
+@njit(cache=True)
+def _split_into_leaves(data, seg, cut, w, y, left, leaf_of, value):
+    """Split the rows ``seg`` by ``cut`` into two leaves, ``left`` and its right sibling
+    ``left`` + 1, without moving them: each row's leaf goes to ``leaf_of`` and each
+    leaf's class weights to ``value``; returns the left leaf's row count.  The sums are
+    ``_split_rows``'s bit for bit: each (side, class) sum adds the same weights in
+    the same order, the rows' order, which a stable partition keeps."""
+    if not data.is_sparse and cut.left_rank >= 0:
+        return _leaves(seg, data.codes[cut.feature], cut.left_rank, None, w, y, left, leaf_of,
+                       value)
+    return _leaves(seg, np.empty(0, data.codes.dtype), 0, _marks(data, seg, cut), w, y, left,
+                   leaf_of, value)
+
+
+@njit(cache=True)
+def _leaves(seg, column, rank, marks, w, y, left, leaf_of, value):
+    """``_split_into_leaves``, a row's side found as ``_partition`` finds it."""
+    two_classes = value.shape[1] == 2
+    sums = (0.0, 0.0, 0.0, 0.0)
+    n_left = 0
+    for p in range(seg.shape[0]):
+        i = u(seg[p])
+        if marks is None:
+            side = np.intp(column[i] > rank)
+        else:
+            side = np.intp(marks[p])
+        leaf_of[i] = left + side
+        n_left += 1 - side
+        if two_classes:
+            sums = _add_to_side(sums, side != 0, y[i] != 0, w[i])
+        else:
+            value[left + side, u(y[i])] += w[i]
+    if two_classes:
+        value[left, 0], value[left, 1], value[left + 1, 0], value[left + 1, 1] = sums
     return n_left
 
 
@@ -206,7 +295,8 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
     no_mask = np.zeros(0, np.uint8)
     no_values = np.zeros(0)
     stack = np.empty((cap, 4), np.int64)  # node, start, end, depth
-    segment = np.zeros((cap, 2), np.int64)  # each node's rows: by_index[start:end]
+    segment = np.zeros((cap, 2), np.int64)  # each stacked node's rows: by_index[start:end]
+    leaf_of = np.full(n_rows, -1, np.int64)
     value[0] = class_totals(by_index, w, y, C)
     n_samples[0] = n
     tracked = False  # two-level features: their canonical coarse sums follow the tree
@@ -288,25 +378,29 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
             for e in range(csc_indptr[k], csc_indptr[k + 1]):
                 rowcode[u(csc_rows[e])] = csc_codes[e]
         cut = Cut(k, r, cat_mask, rowcode)
-        n_left = _split_rows(data, seg_i, cut, spare, w, y, value[left], value[right])
-        if method != EXHAUSTIVE and depth + 1 < max_depth:  # the children's batches
-            _split_rows(data, seg_w, cut, spare, w, y, no_values, no_values)
+        searched = depth + 1 < max_depth
+        if searched:
+            n_left = _split_rows(data, seg_i, cut, spare, w, y, value[left], value[right])
+            if method != EXHAUSTIVE:  # the children's batches
+                _split_rows(data, seg_w, cut, spare, w, y, no_values, no_values)
+        else:
+            n_left = _split_into_leaves(data, seg_i, cut, w, y, left, leaf_of, value)
         if is_sparse:
             for e in range(csc_indptr[k], csc_indptr[k + 1]):
                 rowcode[u(csc_rows[e])] = -1
         if slot_of[node] >= 0:
-            _children_histograms(pre, data, task, seg_i, n_left, node, left, right,
-                                 depth + 1 < max_depth, value, params.n_threads)
+            _children_histograms(pre, data, task, seg_i, n_left, node, left, right, searched,
+                                 value, params.n_threads)
         feature[node] = k
         children_left[node] = left
         children_right[node] = right
         n_samples[left] = n_left
         n_samples[right] = end - start - n_left
-        stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = right, start + n_left, end, depth + 1
-        stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3] = left, start, start + n_left, depth + 1
-        top += 2
-    leaf_of = np.full(n_rows, -1, np.int64)
-    for node in range(n_nodes):
+        if searched:
+            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = right, start + n_left, end, depth + 1
+            stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3] = left, start, start + n_left, depth + 1
+            top += 2
+    for node in range(n_nodes):  # the leaves left on the stack (the others' rows are set)
         if feature[node] == LEAF:
             for p in range(segment[node, 0], segment[node, 1]):
                 leaf_of[u(by_index[p])] = node

@@ -761,22 +761,21 @@ Prefilter = namedtuple("Prefilter", [
 ])
 
 
-# the threads' share of the bounds counts a coarse bin as 16 scan visits (two classes,
-# bin-parallel, a bin takes about 6 ns: 0.046 ms for higgs7k's root, benchmarks.phases)
-BIN_BOUND_VISITS = 16
+# the threads' share of the bounds counts a coarse bin as 32 scan visits: two lanes from
+# 2,048 bins (two classes: higgs7k's 3,320 bins took 32 us on one lane, 21 us on two)
+BIN_BOUND_VISITS = 32
 
 
 @njit(cache=True)
-def _bounds_lane(sums, feats, categorical, totals, n, crit, min_leaf, bins, boundary, least,
-                 lane, lanes):
-    """``_feature_bounds`` of the numeric ``feats[j]``, j = lane (mod lanes): the least
-    boundary score into ``boundary[j]``, the least inner bound into ``least[j]``."""
+def _bounds_lane(sums, feats, categorical, totals, n, crit, min_leaf, bins, boundary, least):
+    """``_feature_bounds`` of the numeric ``feats[j]``: the least boundary score into
+    ``boundary[j]``, the least inner bound into ``least[j]`` (a lane's share: slices)."""
     widest = 0
-    for j in range(lane, feats.shape[0], lanes):
+    for j in range(feats.shape[0]):
         widest = max(widest, sums.offsets[feats[j] + 1] - sums.offsets[feats[j]])
     scratch, vectors = np.empty((4, widest + 1)), np.zeros((4, totals.shape[0]))
     whole = _split_score(crit, vectors[0], totals, vectors[1])
-    for j in range(lane, feats.shape[0], lanes):
+    for j in range(feats.shape[0]):
         if not categorical[feats[j]]:
             boundary[j] = _feature_bounds(sums, feats[j], totals, whole, n, crit, min_leaf, bins,
                                           least[j:j + 1], scratch, vectors)
@@ -789,8 +788,8 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
     split (module docstring), categorical ones always.  ``bounds`` (per
     global coarse bin) gets a lower bound on each bin's inner splits (``_feature_bounds``),
     and the Prefilter holds each bin's boundary score (canonical: ``BinBounds``).
-    The features are dealt to ``n_threads`` threads, each feature's bins scored in one
-    pass by one thread, so the result is the same for any count.
+    The features go to ``n_threads`` threads in contiguous shares, each feature's bins
+    scored in one pass by one thread, so the result is the same for any count.
 
     Why a found split tightens the limit: if s is the canonical score of any split,
     the canonical optimum s* <= s, and a split whose bound exceeds s + margin has a
@@ -810,13 +809,14 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
     bins = BinBounds(bounds, np.full(bounds.shape[0], math.inf))
     sums = BinSums(coarse.offsets, coarse.span, hist.weights, hist.counts)
     if lanes == 1:
-        _bounds_lane(sums, feats, categorical, totals, n, crit, min_leaf, bins, boundary, least,
-                     np.int64(0), np.int64(1))
+        _bounds_lane(sums, feats, categorical, totals, n, crit, min_leaf, bins, boundary, least)
     else:
-        # prange's index is unsigned: cast, or the callee compiles twice
-        for lane in prange(lanes):
-            _bounds_lane(sums, feats, categorical, totals, n, crit, min_leaf, bins, boundary,
-                         least, np.int64(lane), lanes)
+        for lane in prange(lanes):  # contiguous shares, as slices (a loop over a range
+            # passed as arguments ran 3x slower in a prange, docs/benchmarks.md#threads)
+            first = np.int64(lane) * F // lanes  # prange's index is unsigned: cast
+            last = (np.int64(lane) + 1) * F // lanes
+            _bounds_lane(sums, feats[first:last], categorical, totals, n, crit, min_leaf, bins,
+                         boundary[first:last], least[first:last])
     g = math.inf
     for j in range(F):
         g = min(g, boundary[j])

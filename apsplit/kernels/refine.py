@@ -109,11 +109,11 @@ class Survivors(NamedTuple):
 
 
 @njit(cache=True)
-def survivors_of(task, coarse, feats, prefilter, bounds, hist, totals):
+def survivors_of(task, coarse, feats, prefilter, bounds, hist, totals, n_threads):
     """The ``Survivors`` of ``task``'s node, whose coarse histogram is ``hist``, kept by
     ``prefilter`` (``coarse.survivors``) from its candidates ``feats``, with, at a node of
     most rows whose two-level survivors have a bin to walk, its weights per row of X
-    (``MOST_ROWS``)."""
+    (``MOST_ROWS``; ``weights_in_node`` on ``n_threads`` threads)."""
     index_order = task.index_order
     n = index_order.shape[0]
     n_rows = task.w.shape[0]
@@ -123,15 +123,42 @@ def survivors_of(task, coarse, feats, prefilter, bounds, hist, totals):
         if is_two_level(coarse, k):
             for b in range(coarse.offsets[k], coarse.offsets[k + 1]):
                 walks = walks or bounds[b] <= prefilter.limit
-    if n == n_rows:  # every row: index_order is 0 .. n - 1
-        row_w = task.w
-    else:
-        row_w = np.zeros(n_rows if walks and n >= MOST_ROWS * n_rows else 0)
-        for p in range(n if row_w.shape[0] > 0 else 0):
-            i = u(index_order[p])
-            row_w[i] = task.w[i]
+    row_w = task.w  # every row: index_order is 0 .. n - 1
+    if n != n_rows:
+        row_w = weights_in_node(index_order, task.w, n_threads) \
+            if walks and n >= MOST_ROWS * n_rows else np.zeros(0)
     return Survivors(kept, bounds, prefilter.boundary_scores, prefilter.limit,
                      prefilter.margin, hist.counts, hist.weights, totals, row_w)
+
+
+@njit(cache=True, parallel=PRANGE_ONLY)
+def weights_in_node(index_order, w, n_threads):
+    """Per row of X, its weight ``w`` if it is one of the node's rows ``index_order``
+    (ascending), else 0: the node's rows in contiguous shares, one per thread, each
+    share writing the rows of X from its first row (0 for the first share) up to the
+    next share's (the end of X for the last), so the shares cover X once."""
+    n, N = index_order.shape[0], w.shape[0]
+    row_w = np.empty(N)
+    lanes = lane_count(n_threads, n, N + n)  # N zeros and n weights written
+    if lanes == 1:
+        _weights_of_share(index_order, w, 0, row_w)
+        return row_w
+    for lane in prange(lanes):
+        first = np.int64(lane) * n // lanes  # prange's index is unsigned: cast
+        last = (np.int64(lane) + 1) * n // lanes
+        lo = 0 if first == 0 else index_order[first]
+        hi = N if last == n else index_order[last]
+        _weights_of_share(index_order[first:last], w, lo, row_w[lo:hi])
+    return row_w
+
+
+@njit(cache=True)
+def _weights_of_share(rows, w, lo, out):
+    """``out`` (rows lo .. of X) zeroed, then ``w[i]`` at each of ``rows``."""
+    out[:] = 0.0
+    for p in range(rows.shape[0]):
+        i = u(rows[p])
+        out[i - lo] = w[i]
 
 
 @njit(cache=True, inline='always')

@@ -820,7 +820,8 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready, totals):
                      found.node_weight, found.left_codes, F + found.scans)
     out = new_refined(keep.shape[0], n_classes)
     refine_survivors(data, work, task, coarse,
-                     survivors_of(task, coarse, feats, prefilter, bounds, hist, totals), out,
+                     survivors_of(task, coarse, feats, prefilter, bounds, hist, totals,
+                                  params.n_threads), out,
                      params.n_threads)
     smallest = math.inf
     for j in range(keep.shape[0]):
