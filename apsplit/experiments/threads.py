@@ -12,7 +12,7 @@ For every dataset and every thread count of ``threads``, in one run:
   hessian sum >= 1 per child; LightGBM with 2^6 leaves), on as many threads.
 
 Seconds: the least of ``repeats`` fits after an untimed one (numba's kernels compiled or
-loaded, the libraries warm).  AdaBoost's fastest fit at each count is split into its
+loaded, the libraries warm); ``same``'s digest of a model is taken after its clock stops.  AdaBoost's fastest fit at each count is split into its
 parts: its trees (``grow``, one kernel call each), the rounds' bookkeeping between them
 (the trees' predictions, the new weights, the votes: one thread) and the rest (binning
 X, the labels, the first order).  ``speed-up``: a model's 1-thread seconds over its seconds
@@ -55,20 +55,22 @@ def _tree_digest(bst):
 
 
 def _models(n_classes, rounds):
-    """[(name, fit(X, y, threads) -> (digest or None, {part: seconds} or None))]: the
-    parts but "the rest", which the caller has from its clock."""
+    """[(name, fit(X, y, threads) -> (a call giving the model's digest, or None; {part:
+    seconds} or None))]: the parts but "the rest", which the caller has from its clock
+    (the digest is taken after it stops)."""
     params = _newton_params(n_classes)
     xgb, lgb = optional_library("xgboost"), optional_library("lightgbm")
 
     def newton(X, y, threads):
-        return _tree_digest(train({**params, "nthread": threads}, DMatrix(X, label=y), rounds,
-                                  verbose_eval=False)), None
+        bst = train({**params, "nthread": threads}, DMatrix(X, label=y), rounds,
+                    verbose_eval=False)
+        return lambda: _tree_digest(bst), None
 
     def adaboost(X, y, threads):
         model = APBoostClassifier(n_estimators=rounds, max_depth=3, n_jobs=threads).fit(X, y)
         trees = sum(record["seconds"] for record in model.history_)
         rounds_total = sum(record["round_seconds"] for record in model.history_)
-        return [model.decision_function(X[:2000])], {
+        return lambda: [model.decision_function(X[:2000])], {
             "trees": trees, "rounds' bookkeeping": rounds_total - trees}
 
     def xgboost_exact(X, y, threads):
@@ -106,8 +108,9 @@ def run_dataset(name, X, y, rounds, threads, repeats):
             best = np.inf
             for _ in range(repeats):
                 start = time.perf_counter()
-                digest, fit_parts = fit(X, y, t)
+                digest_of, fit_parts = fit(X, y, t)
                 elapsed = time.perf_counter() - start
+                digest = None if digest_of is None else digest_of()
                 if elapsed < best and fit_parts is not None:
                     parts[str(t)] = {**fit_parts, ADABOOST_PARTS[-1]: elapsed - sum(
                         fit_parts.values())}

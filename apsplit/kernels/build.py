@@ -400,7 +400,7 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
             stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = right, start + n_left, end, depth + 1
             stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3] = left, start, start + n_left, depth + 1
             top += 2
-    for node in range(n_nodes):  # the leaves left on the stack (the others' rows are set)
+    for node in range(n_nodes):  # stacked leaves (``_split_into_leaves`` set the others')
         if feature[node] == LEAF:
             for p in range(segment[node, 0], segment[node, 1]):
                 leaf_of[u(by_index[p])] = node
