@@ -12,7 +12,7 @@ from numba.core.registry import CPUDispatcher
 
 import apsplit.kernels
 from apsplit.kernels import newton_grow
-from apsplit.kernels.lanes import PRANGE_ONLY, deal
+from apsplit.kernels.lanes import PRANGE_ONLY, deal, share
 from strategies import scaled
 
 
@@ -75,3 +75,23 @@ def test_dealing_balances_within_the_largest_item(costs, lanes):
     assert owner.min() >= 0 and owner.max() < lanes
     load = np.bincount(owner, weights=costs, minlength=lanes)
     assert load.max() - load.min() <= costs.max() + 1e-9 * costs.sum()
+
+
+@njit(parallel=PRANGE_ONLY)
+def _shares_in_prange(lanes, n):
+    bounds = np.empty((lanes, 2), np.int64)
+    for lane in prange(lanes):  # an unsigned index: the shares are still integers
+        bounds[lane, 0], bounds[lane, 1] = share(lane, lanes, n)
+    return bounds
+
+
+@given(st.integers(1, 6), st.integers(0, 50))
+def test_shares_cover_the_items_once_in_order(lanes, n):
+    """``lanes.share``: the lanes' contiguous shares, in lane order, cover 0 .. n - 1 once,
+    differ in size by at most one, and are the same taken inside a prange."""
+    bounds = np.array([share(lane, lanes, n) for lane in range(lanes)])
+    assert bounds[0, 0] == 0 and bounds[-1, 1] == n
+    np.testing.assert_array_equal(bounds[1:, 0], bounds[:-1, 1])
+    sizes = bounds[:, 1] - bounds[:, 0]
+    assert sizes.min() >= 0 and sizes.max() - sizes.min() <= 1
+    np.testing.assert_array_equal(_shares_in_prange(lanes, n), bounds)

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit, prange
 
 from .coarse import CoarseBins, group_ranks, list_other_rows, no_other_rows, sort_by_rank
-from .lanes import PRANGE_ONLY, lane_count
+from .lanes import PRANGE_ONLY, lane_count, share
 
 DIGIT = 11  # bits sorted per radix pass: 2048 counters stay in L1; 6 passes cover 64 bits
 BLOCK = 8   # features gathered in one pass over the rows: a 64-byte line of float64
@@ -91,8 +91,8 @@ def _bin_lane(X, ranks, values, n_values, lane, lanes):
     scratch_keys = np.empty((2, n), np.uint64)
     scratch_order = np.empty((2, n), np.uint32)
     counts = np.empty(1 << DIGIT, np.int64)
-    end = (lane + 1) * K // lanes
-    for start in range(lane * K // lanes, end, BLOCK):
+    first, end = share(lane, lanes, K)
+    for start in range(first, end, BLOCK):
         width = min(BLOCK, end - start)
         for i in range(n):
             for j in range(width):

@@ -132,7 +132,8 @@ def _marks(data, seg, cut):
 def _add_to_side(sums, goes_right, second, weight):
     """Two classes: the (left 0, left 1, right 0, right 1) class weights ``sums`` with a
     row's ``weight`` added to its (side, class) and 0.0 to the three others (x + 0 = x
-    for x >= 0): in registers, the same sums bit for bit as adding it to its own only."""
+    for x >= 0): in registers, the same sums bit for bit as adding it to its own only
+    (``stats.two_class_totals``' rule, for two sides)."""
     l0, l1, r0, r1 = sums
     return (l0 + (0.0 if goes_right or second else weight),
             l1 + (weight if second and not goes_right else 0.0),

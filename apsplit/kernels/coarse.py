@@ -59,7 +59,7 @@ import numpy as np
 from numba import njit, prange
 
 from .criteria import ERROR, GINI, TIGHT, split_value
-from .lanes import PRANGE_ONLY, lane_count
+from .lanes import PRANGE_ONLY, lane_count, share
 from .stats import DENSE_RATIO, _full_split, two_class_split
 from .unsigned import u
 
@@ -463,10 +463,8 @@ def _build_shares(coarse, feats, node, hist, n_threads):
         _build_features(coarse, feats, np.int64(0), F, node, hist)
     else:
         for lane in prange(lanes):
-            # prange's index is unsigned: cast, or the callee compiles twice
-            share = np.int64(lane)
-            _build_features(coarse, feats, share * F // lanes, (share + 1) * F // lanes, node,
-                            hist)
+            first, last = share(lane, lanes, F)
+            _build_features(coarse, feats, first, last, node, hist)
 
 
 @njit(cache=True)
@@ -762,7 +760,8 @@ Prefilter = namedtuple("Prefilter", [
 
 
 # the threads' share of the bounds counts a coarse bin as 32 scan visits: two lanes from
-# 2,048 bins (two classes: higgs7k's 3,320 bins took 32 us on one lane, 21 us on two)
+# 2,048 bins (two classes, higgs7k x8's 3,320 bins: the root's bounds 0.029-0.032 ms on
+# one thread, 0.021-0.026 on two, ``benchmarks.phases --data higgs7k --size 56000``)
 BIN_BOUND_VISITS = 32
 
 
@@ -813,8 +812,7 @@ def survivors(coarse, feats, categorical, hist, totals, n, crit, min_leaf, tie, 
     else:
         for lane in prange(lanes):  # contiguous shares, as slices (a loop over a range
             # passed as arguments ran 3x slower in a prange, docs/benchmarks.md#threads)
-            first = np.int64(lane) * F // lanes  # prange's index is unsigned: cast
-            last = (np.int64(lane) + 1) * F // lanes
+            first, last = share(lane, lanes, F)
             _bounds_lane(sums, feats[first:last], categorical, totals, n, crit, min_leaf, bins,
                          boundary[first:last], least[first:last])
     g = math.inf

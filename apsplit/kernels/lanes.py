@@ -36,6 +36,15 @@ def lane_count(n_threads, n_items, work):
     return max(1, min(n_threads, n_items, work // MIN_WORK_PER_LANE))
 
 
+@njit(cache=True, inline='always')
+def share(lane, lanes, n):
+    """(first, last): lane ``lane``'s contiguous share first .. last - 1 of n items, the
+    shares of ``lanes`` lanes covering 0 .. n - 1 in order.  ``lane`` may be a prange's
+    index, which is unsigned: it is cast, so the bounds are integers."""
+    lane = np.int64(lane)
+    return lane * n // lanes, (lane + 1) * n // lanes
+
+
 @njit(cache=True)
 def deal(costs, lanes):
     """The lane of each item: by decreasing cost, each to the least loaded lane (a

@@ -26,7 +26,7 @@ the caller's thread.
 import numpy as np
 from numba import njit, prange
 
-from .lanes import PRANGE_ONLY, lane_count
+from .lanes import PRANGE_ONLY, lane_count, share
 from .newton_categorical import in_set
 
 
@@ -101,10 +101,10 @@ def move_rows(tree, cols, active, position, moved, child_slot, slot_node, split_
     if lanes == 1:
         _move_row_range(0, n, active, tree, cols, position, moved, child_slot, slot_node)
     else:
-        for t in prange(lanes):
-            lane = np.int64(t)  # prange's index is unsigned: lane * n would be a float
-            _move_row_range(lane * n // lanes, (lane + 1) * n // lanes, active, tree, cols,
-                            position, moved, child_slot, slot_node)
+        for lane in prange(lanes):
+            first, last = share(lane, lanes, n)
+            _move_row_range(first, last, active, tree, cols, position, moved, child_slot,
+                            slot_node)
     offsets = np.zeros(split_columns.shape[0] + 1, np.int64)
     for i in range(split_columns.shape[0]):
         k = split_columns[i]

@@ -56,7 +56,7 @@ import numpy as np
 from numba import njit, prange
 
 from .coarse import box_bound, is_two_level
-from .lanes import PRANGE_ONLY, deal, lane_count
+from .lanes import PRANGE_ONLY, deal, lane_count, share
 from .stats import _full_split, canonical_pass
 from .unsigned import u
 
@@ -144,8 +144,7 @@ def weights_in_node(index_order, w, n_threads):
         _weights_of_share(index_order, w, 0, row_w)
         return row_w
     for lane in prange(lanes):
-        first = np.int64(lane) * n // lanes  # prange's index is unsigned: cast
-        last = (np.int64(lane) + 1) * n // lanes
+        first, last = share(lane, lanes, n)
         lo = 0 if first == 0 else index_order[first]
         hi = N if last == n else index_order[last]
         _weights_of_share(index_order[first:last], w, lo, row_w[lo:hi])
