@@ -195,9 +195,13 @@ class Boosting(Exportable):
     # -- fitting ---------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Boost on X (array, scipy.sparse or apsplit.Dataset), class labels y (``class_codes``)."""
+        return self._fit_classes(X, *class_codes(y), sample_weight)
+
+    def _fit_classes(self, X, classes, codes, sample_weight):
+        """``fit`` with y's ``class_codes`` given (the estimators have them already)."""
         ds = X if isinstance(X, Dataset) else Dataset(
             X, n_threads=getattr(self.finder, "n_threads", 1))
-        self.classes_, codes = class_codes(y)
+        self.classes_ = classes
         if codes.shape[0] != ds.n_rows:
             raise ValueError(f"y must hold one label per row of X ({ds.n_rows}), "
                              f"got {codes.shape[0]}")

@@ -325,7 +325,7 @@ class APBoostClassifier(_Classifier):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Boost on X (array or scipy.sparse, never densified) and labels y."""
-        X, y, classes, _ = self._validate_fit(X, y)
+        X, y, classes, codes = self._validate_fit(X, y)
         if classes.size < 2:
             raise ValueError("boosting needs at least two classes; y holds one class")
         options = {"lazy": {"feature_fraction": self.feature_fraction},
@@ -338,7 +338,7 @@ class APBoostClassifier(_Classifier):
             min_samples_leaf=_leaf_size(self.min_samples_leaf, X.shape[0]),
             sampler=from_params({"subsample": self.subsample,
                                  "colsample_bytree": self.colsample_bytree}), **options)
-        self.booster_.fit(X, y, sample_weight)
+        self.booster_._fit_classes(X, classes, codes, sample_weight)
         self.classes_ = self.booster_.classes_
         self.n_classes_ = len(self.classes_)
         self.estimator_weights_ = self.booster_.estimator_weights_

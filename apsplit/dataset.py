@@ -35,8 +35,12 @@ def _code_dtype(max_bins):
 
 def _check_finite(values):
     if values.size and not np.all(np.isfinite(values)):
-        bad = "NaN" if np.isnan(values).any() else "inf"
-        raise ValueError(f"X contains {bad}; apsplit needs finite feature values")
+        raise _not_finite(values)
+
+
+def _not_finite(values):
+    bad = "NaN" if np.isnan(values).any() else "inf"
+    return ValueError(f"X contains {bad}; apsplit needs finite feature values")
 
 
 def _one_stored_value(X):
@@ -171,12 +175,12 @@ class Dataset:
             raise ValueError(f"X is empty (shape {X.shape})")
         if n >= 2 ** 32:  # the ranks and the radix sort's row numbers are uint32
             raise ValueError(f"X has {n} rows; apsplit bins at most 2**32 - 1")
-        _check_finite(X)
-        ranks, sorted_values, n_values = bin_columns(X, n_threads)
-        values = [sorted_values[k, :n_values[k]] for k in range(K)]
-        offsets = _offsets(values)
-        self.codes = ranks.astype(_code_dtype(int(n_values.max())), copy=False)
-        self._finish(n, K, values, offsets, sparse=False)
+        binned = bin_columns(X, n_threads)  # tells the columns holding NaN or inf
+        if not binned.finite.all():
+            raise _not_finite(X)
+        offsets = binned.offsets
+        self.codes = binned.ranks.astype(_code_dtype(int(np.diff(offsets).max())), copy=False)
+        self._finish(n, K, binned.values, offsets, sparse=False)
         self.zero_rank = np.full(K, -1, np.int64)
 
     def _bin_sparse(self, X, n_threads):
@@ -223,13 +227,13 @@ class Dataset:
         self.csr_bins = (offsets[self.csr_features] + self.csr_codes).astype(np.int32)
         self.codes = np.zeros((0, 0), dtype=dtype)
         self.zero_rank = zero_rank
-        self._finish(n, K, values, offsets, sparse=True)
+        self._finish(n, K, np.concatenate(values), offsets, sparse=True)
 
     def _finish(self, n, K, values, offsets, sparse):
         self.n_rows = n
         self.n_features = K
         self.is_sparse = sparse
-        self.values = np.concatenate(values)
+        self.values = values
         self.bin_offsets = offsets
         self.n_bins = np.diff(offsets)
         if not sparse:

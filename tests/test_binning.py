@@ -23,23 +23,46 @@ def column_sets(draw):
     return np.array([[draw(values) for _ in range(n)] for _ in range(K)])
 
 
+def _values(binned, k):
+    return binned.values[binned.offsets[k]:binned.offsets[k + 1]]
+
+
 @settings(max_examples=300, deadline=None)
 @given(column_sets())
 def test_each_feature_gets_np_uniques_values_and_ranks(columns):
-    ranks, sorted_values, n_values = bin_columns(columns.T, 1)
+    binned = bin_columns(columns.T, 1)
+    assert binned.finite.all() and binned.offsets[0] == 0
+    assert binned.offsets[-1] == binned.values.size
     for k in range(columns.shape[0]):
         expected_values, expected_ranks = np.unique(columns[k], return_inverse=True)
-        got = sorted_values[k, :n_values[k]]
+        got = _values(binned, k)
         np.testing.assert_array_equal(got, expected_values)
-        np.testing.assert_array_equal(ranks[k], expected_ranks)
+        np.testing.assert_array_equal(binned.ranks[k], expected_ranks)
         assert not np.signbit(got[got == 0.0]).any()  # one zero, stored as +0.0
 
 
 def test_signed_zeros_are_one_value():
-    ranks, sorted_values, n_values = bin_columns(np.array([[0.0, -0.0, -1.0, 0.0, -0.0]]).T, 1)
-    assert n_values[0] == 2
-    np.testing.assert_array_equal(sorted_values[0, :2], [-1.0, 0.0])
-    np.testing.assert_array_equal(ranks[0], [1, 1, 0, 1, 1])
+    binned = bin_columns(np.array([[0.0, -0.0, -1.0, 0.0, -0.0]]).T, 1)
+    np.testing.assert_array_equal(binned.offsets, [0, 2])
+    np.testing.assert_array_equal(binned.values, [-1.0, 0.0])
+    np.testing.assert_array_equal(binned.ranks[0], [1, 1, 0, 1, 1])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_column_holding_nan_or_inf_is_flagged_and_gets_no_values(bad, threads):
+    """Only the bad column is flagged, wherever the bad value sits in it; the others are
+    binned as usual (enough rows for two lanes)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(20_000, BLOCK + 2))
+    for k, row in [(1, 0), (BLOCK, 19_999), (BLOCK + 1, 7)]:
+        X[row, k] = bad
+    binned = bin_columns(X, threads)
+    flagged = [1, BLOCK, BLOCK + 1]
+    np.testing.assert_array_equal(np.flatnonzero(~binned.finite), flagged)
+    for k in range(X.shape[1]):
+        expected = [] if k in flagged else np.unique(X[:, k])
+        np.testing.assert_array_equal(_values(binned, k), expected)
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
@@ -56,14 +79,12 @@ def test_many_values_sort_as_np_unique_on_every_thread_count(order):
     one = bin_columns(X, 1)
     for threads in (2, 3):
         other = bin_columns(X, threads)
-        np.testing.assert_array_equal(one[0], other[0])  # the ranks
-        np.testing.assert_array_equal(one[2], other[2])  # how many values (the rest: scratch)
-        for k in range(columns.shape[0]):
-            np.testing.assert_array_equal(one[1][k, :one[2][k]], other[1][k, :other[2][k]])
+        for got, want in zip(other, one):
+            np.testing.assert_array_equal(got, want)
     for k in range(columns.shape[0]):
         expected_values, expected_ranks = np.unique(columns[k], return_inverse=True)
-        np.testing.assert_array_equal(one[1][k, :one[2][k]], expected_values)
-        np.testing.assert_array_equal(one[0][k], expected_ranks)
+        np.testing.assert_array_equal(_values(one, k), expected_values)
+        np.testing.assert_array_equal(one.ranks[k], expected_ranks)
 
 
 REFERENCE_FIELDS = ("of_rank", "offsets", "span", "codes", "by_rank", "bin_rows")
@@ -120,9 +141,9 @@ def test_coarse_columns_are_the_same_on_two_threads_with_two_lanes_of_work():
     n = 30_000
     columns = np.array([rng.normal(size=n), rng.integers(0, 300, n).astype(float),
                         rng.integers(0, 3, n).astype(float), rng.normal(size=n).round(2)])
-    ranks, _, n_values = bin_columns(columns.T, 1)
-    bin_offsets = np.concatenate([[0], np.cumsum(n_values)])
-    two_level = n_values > 16 * 256
+    binned = bin_columns(columns.T, 1)
+    ranks, bin_offsets = binned.ranks, binned.offsets
+    two_level = np.diff(bin_offsets) > 16 * 256
     expected = _coarse_reference(ranks, bin_offsets, two_level, 256)
     got = coarse_columns(ranks, bin_offsets, two_level, 256, 0, 2)
     for name, want in zip(REFERENCE_FIELDS, expected):

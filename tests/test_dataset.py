@@ -325,3 +325,12 @@ def test_more_rows_than_the_binning_counts_are_refused():
 def test_bad_binning_threads_are_refused(threads):
     with pytest.raises(ValueError, match="n_threads must be a positive integer or -1"):
         apsplit.Dataset(np.ones((3, 2)), n_threads=threads)
+
+
+@pytest.mark.parametrize("fmt", [None, "csr"])
+@pytest.mark.parametrize("bad, name", [(np.nan, "NaN"), (np.inf, "inf"), (-np.inf, "inf")])
+def test_nan_or_inf_in_x_is_refused_by_name(bad, name, fmt):
+    X = np.arange(12.0).reshape(4, 3)
+    X[2, 1] = bad
+    with pytest.raises(ValueError, match=f"X contains {name}; apsplit needs finite"):
+        apsplit.Dataset(sp.csr_matrix(X) if fmt else X)

@@ -12,13 +12,15 @@ For every dataset and every thread count of ``threads``, in one run:
   hessian sum >= 1 per child; LightGBM with 2^6 leaves), on as many threads.
 
 Seconds: the least of ``repeats`` fits after an untimed one (numba's kernels compiled or
-loaded, the libraries warm); ``same``'s digest of a model is taken after its clock stops.  AdaBoost's fastest fit at each count is split into its
+loaded, the libraries warm), the counts alternating fit by fit (1, 2, 1, 2, ...), so that
+a slow spell of the shared machine falls on every count; ``same``'s digest of a model is
+taken after its clock stops.  AdaBoost's fastest fit at each count is split into its
 parts: its trees (``grow``, one kernel call each), the rounds' bookkeeping between them
 (the trees' predictions, the new weights, the votes: one thread) and the rest (binning
 X, the labels, the first order).  ``speed-up``: a model's 1-thread seconds over its seconds
 at the count, from the same run.  ``same``: apsplit's model at the count equals its
-1-thread model (every tree's arrays for Newton, the decision function for AdaBoost),
-as it must.  A speed-up needs the cores to be idle: on a shared machine the figures
+1-thread model at every repeat (every tree's arrays for Newton, the decision function
+for AdaBoost), as it must.  A speed-up needs the cores to be idle: on a shared machine the figures
 measure contention too (the run records the load average).
 """
 
@@ -103,23 +105,22 @@ def run_dataset(name, X, y, rounds, threads, repeats):
     models = []
     for model, fit in _models(n_classes, rounds):
         fit(X, y, threads[0])  # untimed: compile or load, warm up
-        seconds, same, parts, first = {}, {}, {}, None
-        for t in threads:
-            best = np.inf
-            for _ in range(repeats):
+        seconds = {str(t): np.inf for t in threads}
+        same, parts, first = {}, {}, None
+        for _ in range(repeats):  # the counts alternate: a slow spell of the machine hits all
+            for t in threads:
                 start = time.perf_counter()
                 digest_of, fit_parts = fit(X, y, t)
                 elapsed = time.perf_counter() - start
                 digest = None if digest_of is None else digest_of()
-                if elapsed < best and fit_parts is not None:
+                if elapsed < seconds[str(t)] and fit_parts is not None:
                     parts[str(t)] = {**fit_parts, ADABOOST_PARTS[-1]: elapsed - sum(
                         fit_parts.values())}
-                best = min(best, elapsed)
-            seconds[str(t)] = best
-            if first is None:
-                first = digest
-            if digest is not None:
-                same[str(t)] = _same(digest, first)
+                seconds[str(t)] = min(seconds[str(t)], elapsed)
+                if first is None:
+                    first = digest
+                if digest is not None:
+                    same[str(t)] = same.get(str(t), True) and _same(digest, first)
         models.append({"model": model, "seconds": seconds, "same": same, "parts": parts})
     return {"dataset": name, "rows": int(X.shape[0]), "features": int(X.shape[1]),
             "models": models}

@@ -17,8 +17,12 @@ key.  A pass whose digit is the same for every key moves nothing and is
 skipped.  The distinct values are then read in sorted order, a new one where
 a value differs from the last distinct one (``!=``, so -0.0 and +0.0 are one
 value, stored as +0.0); an example's rank is the number of distinct values
-below its own.  The input must be finite (``Dataset`` checks it first).
+below its own.  A column holding NaN or inf is not sorted: the key pass finds it
+(its exponent bits are all ones) and ``distinct_values`` returns -1, so the caller
+can refuse X without a pass of its own.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -28,29 +32,43 @@ from .lanes import PRANGE_ONLY, lane_count, share
 
 DIGIT = 11  # bits sorted per radix pass: 2048 counters stay in L1; 6 passes cover 64 bits
 BLOCK = 8   # features gathered in one pass over the rows: a 64-byte line of float64
+EXPONENT = np.uint64(0x7FF) << np.uint64(52)  # all ones: inf or NaN
+
+
+class BinnedColumns(NamedTuple):
+    """The dense features binned (``bin_columns``)."""
+    ranks: np.ndarray    # (K, n) uint32: each example's rank among its feature's values
+    values: np.ndarray   # feature k's sorted distinct values: values[offsets[k]:offsets[k + 1]]
+    offsets: np.ndarray  # (K + 1,) int64
+    finite: np.ndarray   # (K,) bool: feature k holds no NaN or inf (else its bins are empty)
 
 
 @njit(cache=True)
 def _sortable_keys(x, keys, order):
-    """Each value's order-preserving unsigned key (module docstring), and 0 .. n - 1."""
+    """Each value's order-preserving unsigned key (module docstring), and 0 .. n - 1;
+    returns how many values are NaN or inf."""
     bits = x.view(np.uint64)
     sign = np.uint64(1) << np.uint64(63)
+    not_finite = 0
     for i in range(x.shape[0]):
         b = bits[i]
         keys[i] = ~b if b & sign else b | sign
         order[i] = np.uint32(i)
+        not_finite += (b & EXPONENT) == EXPONENT
+    return not_finite
 
 
 @njit(cache=True)
 def distinct_values(x, ranks, values, scratch_keys, scratch_order, counts):
-    """Sort ``x`` (finite, contiguous) by radix; ``values[:m]`` its m distinct values in
-    increasing order and ``ranks[i]`` the rank of ``x[i]`` among them; returns m.
-    ``scratch_keys`` (2, n) uint64, ``scratch_order`` (2, n) uint32 and ``counts``
-    (2^DIGIT) int64 are scratch."""
+    """Sort ``x`` (contiguous) by radix; ``values[:m]`` its m distinct values in
+    increasing order and ``ranks[i]`` the rank of ``x[i]`` among them; returns m, or -1
+    (ranks and values unset) if ``x`` holds NaN or inf.  ``scratch_keys`` (2, n) uint64,
+    ``scratch_order`` (2, n) uint32 and ``counts`` (2^DIGIT) int64 are scratch."""
     n = x.shape[0]
     keys, spare_keys = scratch_keys[0], scratch_keys[1]
     order, spare_order = scratch_order[0], scratch_order[1]
-    _sortable_keys(x, keys, order)
+    if _sortable_keys(x, keys, order):
+        return -1
     buckets = counts.shape[0]
     mask = np.uint64(buckets - 1)
     for shift in range(0, 64, DIGIT):
@@ -103,25 +121,44 @@ def _bin_lane(X, ranks, values, n_values, lane, lanes):
                                           scratch_order, counts)
 
 
+@njit(cache=True)
+def _pack_lane(padded, offsets, values, lane, lanes):
+    """Copy this lane's share of the features' distinct values from their rows of
+    ``padded`` to their stretches of ``values``."""
+    first, end = share(lane, lanes, padded.shape[0])
+    for k in range(first, end):
+        values[offsets[k]:offsets[k + 1]] = padded[k, :offsets[k + 1] - offsets[k]]
+
+
 @njit(cache=True, parallel=PRANGE_ONLY)
 def bin_columns(X, n_threads):
-    """(ranks (K, n) uint32, values (K, n), n_values (K,)): ``distinct_values`` of every
-    column of ``X`` (n examples by K features, finite, in any memory layout), feature k's
-    distinct values in ``values[k, :n_values[k]]``; the features in ``n_threads``
-    contiguous shares, one per thread, each feature computed alone, so the result is
-    the same for any count.  X is read in place, without a transposed copy."""
+    """The ``BinnedColumns`` of ``X`` (n examples by K features, in any memory layout):
+    ``distinct_values`` of every column, the features in ``n_threads`` contiguous
+    shares, one per thread, each feature computed alone, so the result is the same for
+    any count.  X is read in place, without a transposed copy.  A feature holding NaN
+    or inf is flagged in ``finite`` and gets no values."""
     n, K = X.shape
     ranks = np.empty((K, n), np.uint32)
-    values = np.empty((K, n))
+    padded = np.empty((K, n))
     n_values = np.zeros(K, np.int64)
     lanes = lane_count(n_threads, K, K * n)
     if lanes == 1:
-        _bin_lane(X, ranks, values, n_values, np.int64(0), np.int64(1))
+        _bin_lane(X, ranks, padded, n_values, np.int64(0), np.int64(1))
     else:
         # prange's index is unsigned: cast, or the callee compiles twice
         for lane in prange(lanes):
-            _bin_lane(X, ranks, values, n_values, np.int64(lane), lanes)
-    return ranks, values, n_values
+            _bin_lane(X, ranks, padded, n_values, np.int64(lane), lanes)
+    finite = n_values >= 0
+    offsets = np.zeros(K + 1, np.int64)
+    for k in range(K):
+        offsets[k + 1] = offsets[k] + max(n_values[k], 0)
+    values = np.empty(offsets[K])
+    if lanes == 1:
+        _pack_lane(padded, offsets, values, np.int64(0), np.int64(1))
+    else:
+        for lane in prange(lanes):
+            _pack_lane(padded, offsets, values, np.int64(lane), lanes)
+    return BinnedColumns(ranks, values, offsets, finite)
 
 
 @njit(cache=True)

@@ -1,6 +1,8 @@
 """Per-round bookkeeping of the boosting clients over all rows, in O(n C): one pass
-before the round's alpha is known (``tree_predictions``), three after (``reweight``'s
-two, ``add_round_votes``)."""
+before the round's alpha is known (``tree_predictions``), three or four after
+(``reweight``'s two, ``add_round_votes``'s one, two for two classes).  Each sum over
+the rows adds its terms one at a time in row order: partial sums would be faster, but
+they change the weights in their last bits, and with them some trees' thresholds."""
 
 import numpy as np
 from numba import njit
@@ -75,10 +77,22 @@ def add_round_votes(votes, predicted, alpha, codes, w0):
     """The round's votes added (``add_votes``); returns the ensemble's weighted training
     error: each row votes for the first class with the largest vote (two classes: class 1
     when its vote exceeds class 0's), and a wrong vote costs the row's w0."""
-    C = votes.shape[1]
+    n, C = votes.shape
     other = -alpha / (C - 1)
     err = 0.0
-    for i in range(votes.shape[0]):  # one pass per row, no branch on the data
+    if C == 2:  # the votes without a loop over the classes, then the error's sum
+        wrong = np.empty(n, np.bool_)
+        for i in range(n):
+            up = predicted[i] == 1
+            vote_0 = votes[i, 0] + (other if up else alpha)
+            vote_1 = votes[i, 1] + (alpha if up else other)
+            votes[i, 0] = vote_0
+            votes[i, 1] = vote_1
+            wrong[i] = (vote_1 > vote_0) != (codes[i] == 1)
+        for i in range(n):
+            err += w0[i] * wrong[i]
+        return err
+    for i in range(n):  # one pass per row, no branch on the data
         p = predicted[i]  # read once: votes' stores might alias it, as far as LLVM knows
         best = 0
         top = -np.inf
