@@ -148,9 +148,10 @@ def bin_columns(X, n_threads):
         # prange's index is unsigned: cast, or the callee compiles twice
         for lane in prange(lanes):
             _bin_lane(X, ranks, padded, n_values, np.int64(lane), lanes)
-    finite = n_values >= 0
+    finite = np.empty(K, np.bool_)
     offsets = np.zeros(K + 1, np.int64)
     for k in range(K):
+        finite[k] = n_values[k] >= 0
         offsets[k + 1] = offsets[k] + max(n_values[k], 0)
     values = np.empty(offsets[K])
     if lanes == 1:
