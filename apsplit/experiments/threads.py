@@ -20,8 +20,8 @@ parts: its trees (``grow``, one kernel call each), the rounds' bookkeeping betwe
 X, the labels, the first order).  ``speed-up``: a model's 1-thread seconds over its seconds
 at the count, from the same run.  ``same``: apsplit's model at the count equals its
 1-thread model at every repeat (every tree's arrays for Newton, the decision function
-for AdaBoost), as it must.  A speed-up needs the cores to be idle: on a shared machine the figures
-measure contention too (the run records the load average).
+for AdaBoost), as it must.  A speed-up needs the cores to be idle: on a shared machine
+the figures measure contention too (the run records the load average).
 """
 
 import os
