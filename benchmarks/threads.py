@@ -4,6 +4,7 @@ repository root:
 
     python -m benchmarks.threads --datasets higgs7k,a8a,satimage --rounds 20
     python -m benchmarks.threads --datasets higgs7k --size 56000 --rounds 20   # jittered copies
+    python -m benchmarks.threads --datasets higgs7k --size 56000 --rounds 100 --repeats 3
 """
 
 import argparse

@@ -25,11 +25,46 @@ def test_the_benchmark_checks_the_models_and_writes_its_results(capsys, tmp_path
         assert list(parts[t]) == threads.ADABOOST_PARTS
         assert all(seconds > 0 for seconds in parts[t].values())  # binning X takes time too
         assert sum(parts[t].values()) == pytest.approx(models["apsplit AdaBoost"]["seconds"][t])
-    assert all(not m["parts"] for name, m in models.items() if name != "apsplit AdaBoost")
+        # one repeat: the rounds' trees are the fastest fit's, and add up to its trees' part
+        round_trees = models["apsplit AdaBoost"]["round_trees"][t]
+        assert len(round_trees) == 2 and all(seconds > 0 for seconds in round_trees)
+        assert sum(round_trees) == pytest.approx(parts[t]["trees"])
+    assert all(not m["parts"] and not m["round_trees"]
+               for name, m in models.items() if name != "apsplit AdaBoost")
     assert plot_path.stat().st_size > 0
     out = capsys.readouterr().out
     assert "speed-up 2" in out and "NO" not in out
-    assert "rounds' bookkeeping" in out
+    assert "rounds' bookkeeping" in out and "trees by rounds" in out
+
+
+@pytest.mark.parametrize("n_rounds, groups", [
+    (0, []), (1, [(1, 1)]), (3, [(1, 1), (2, 2), (3, 3)]),
+    (20, [(1, 1), (2, 5), (6, 10), (11, 15), (16, 20)]),
+    (100, [(1, 1), (2, 25), (26, 50), (51, 75), (76, 100)])])
+def test_rounds_are_grouped_after_the_first(n_rounds, groups):
+    assert threads.round_groups(n_rounds) == groups
+
+
+def _result(bookkeeping_two_threads):
+    seconds = {"1": 1.0, "2": 0.6}
+    parts = {"1": {"trees": 0.7, "rounds' bookkeeping": 0.1, "binning and the rest": 0.2},
+             "2": {"trees": 0.4, "rounds' bookkeeping": bookkeeping_two_threads,
+                   "binning and the rest": 0.1}}
+    model = {"model": "apsplit AdaBoost", "seconds": seconds, "same": {"1": True, "2": True},
+             "parts": parts, "round_trees": {"1": [0.3, 0.2, 0.2], "2": [0.2, 0.1, 0.1]}}
+    return {"rounds": 3, "threads": [1, 2], "repeats": 1, "load_average": [0.0, 0.0, 0.0],
+            "cpus": 2, "datasets": [{"dataset": "d", "rows": 10, "features": 2,
+                                     "models": [model]}]}
+
+
+def test_the_table_groups_the_rounds_and_says_when_the_one_thread_part_slowed():
+    table = threads.format_table(_result(0.1))
+    rounds = table.split("trees by rounds")[1]
+    assert "2-3" not in rounds and "3.00x" not in rounds  # rounds 2 and 3 apart: 0.2 / 0.1
+    assert rounds.count("2.00x") == 2 and "1.50x" in rounds
+    assert "cores were shared" not in table
+    shared = threads.format_table(_result(0.2))  # the one-thread part at half speed
+    assert "cores were shared" in shared and "d at 2 threads (0.50x)" in shared
 
 
 def test_a_different_model_is_reported():
