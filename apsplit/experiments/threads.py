@@ -266,9 +266,12 @@ def plot(result, path):
 def _plot_rounds(ax, d, threads):
     for m in d["models"]:
         trees = m["round_trees"]
-        for t in threads[1:] if trees else []:
-            ups = np.array(trees[threads[0]]) / np.array(trees[t])
-            ax.plot(np.arange(1, ups.size + 1), ups, marker=".", label=f"{t} threads")
+        if not trees:
+            continue
+        n_rounds = min(len(trees[t]) for t in threads)
+        for t in threads[1:]:
+            ups = np.array(trees[threads[0]][:n_rounds]) / np.array(trees[t][:n_rounds])
+            ax.plot(np.arange(1, n_rounds + 1), ups, marker=".", label=f"{t} threads")
     ax.axhline(1.0, color="k", lw=0.8)
     ax.set_xlabel("round")
     ax.set_ylabel(f"speed-up over {threads[0]} thread")
