@@ -88,11 +88,12 @@ def require_plotting(parser):
         parser.error(str(exc))
 
 
-def panel_grid(count, width, height):
-    """(figure, flat axes) for ``count`` panels of width x height inches, at most 3 a row."""
+def panel_grid(count, width, height, per_row=3):
+    """(figure, flat axes) for ``count`` panels of width x height inches, at most
+    ``per_row`` a row."""
     if not count:
         raise ValueError("no benchmark results to plot")
-    ncols = min(count, 3)
+    ncols = min(count, per_row)
     nrows = -(-count // ncols)
     fig = figure_class()(figsize=(width * ncols, height * nrows), layout="constrained")
     return fig, fig.subplots(nrows, ncols, squeeze=False).ravel()

@@ -193,8 +193,9 @@ def format_table(result):
               "the coarse bins and the workspace):\n\n" + _format_rounds(result, threads))
 
 
-def _speed_up_columns(threads, seconds):
-    return [f"{seconds[t]:.3f}" for t in threads] + \
+def _speed_up_columns(threads, seconds, scale=1.0):
+    """Each count's time (seconds times ``scale``), then each speed-up over the first."""
+    return [f"{seconds[t] * scale:.3f}" for t in threads] + \
         [f"{seconds[threads[0]] / seconds[t]:.2f}x" for t in threads[1:]]
 
 
@@ -226,7 +227,7 @@ def round_groups(n_rounds):
 
 
 def _format_rounds(result, threads):
-    header = ["dataset", "rounds"] + [f"{t} thr s" for t in threads] + \
+    header = ["dataset", "rounds"] + [f"{t} thr ms" for t in threads] + \
         [f"speed-up {t}" for t in threads[1:]]
     rows = []
     for d in result["datasets"]:
@@ -237,14 +238,15 @@ def _format_rounds(result, threads):
             for first, last in round_groups(n_rounds):
                 s = {t: sum(m["round_trees"][t][first - 1:last]) for t in threads}
                 label = f"{first}" if first == last else f"{first}-{last}"
-                rows.append([d["dataset"], label] + _speed_up_columns(threads, s))
+                rows.append([d["dataset"], label] + _speed_up_columns(threads, s, 1e3))
     return text_table(header, rows, 2)
 
 
 def plot(result, path):
-    """Per dataset two panels: each model's speed-up, and AdaBoost's trees' round by round."""
+    """Per dataset a row of two panels: each model's speed-up, and AdaBoost's trees' round
+    by round."""
     threads = [str(t) for t in result["threads"]]
-    fig, axes = panel_grid(2 * len(result["datasets"]), 4.5, 3.2)
+    fig, axes = panel_grid(2 * len(result["datasets"]), 4.5, 3.2, per_row=2)
     for ax, rounds_ax, d in zip(axes[0::2], axes[1::2], result["datasets"]):
         _plot_rounds(rounds_ax, d, threads)
         names = [m["model"] for m in d["models"]]
