@@ -62,6 +62,7 @@ def test_the_table_groups_the_rounds_and_says_when_the_one_thread_part_slowed():
     rounds = table.split("trees by rounds")[1]
     assert "2-3" not in rounds and "3.00x" not in rounds  # rounds 2 and 3 apart: 0.2 / 0.1
     assert rounds.count("2.00x") == 2 and "1.50x" in rounds
+    assert "1 thr ms" in rounds and "300.000" in rounds  # round 1's 0.3 s in milliseconds
     assert "cores were shared" not in table
     shared = threads.format_table(_result(0.2))  # the one-thread part at half speed
     assert "cores were shared" in shared and "d at 2 threads (0.50x)" in shared
