@@ -176,8 +176,7 @@ def run(datasets, rounds=20, threads=(1, 2), repeats=2, size=None):
 
 def format_table(result):
     threads = [str(t) for t in result["threads"]]
-    header = ["dataset", "model"] + [f"{t} thr s" for t in threads] + \
-        [f"speed-up {t}" for t in threads[1:]] + ["same trees"]
+    header = ["dataset", "model"] + _speed_up_header(threads) + ["same trees"]
     rows = []
     for d in result["datasets"]:
         for m in d["models"]:
@@ -193,6 +192,11 @@ def format_table(result):
               "the coarse bins and the workspace):\n\n" + _format_rounds(result, threads))
 
 
+def _speed_up_header(threads, unit="s"):
+    """The headings of ``_speed_up_columns``."""
+    return [f"{t} thr {unit}" for t in threads] + [f"speed-up {t}" for t in threads[1:]]
+
+
 def _speed_up_columns(threads, seconds, scale=1.0):
     """Each count's time (seconds times ``scale``), then each speed-up over the first."""
     return [f"{seconds[t] * scale:.3f}" for t in threads] + \
@@ -200,8 +204,7 @@ def _speed_up_columns(threads, seconds, scale=1.0):
 
 
 def _format_parts(result, threads):
-    header = ["dataset", "part"] + [f"{t} thr s" for t in threads] + \
-        [f"speed-up {t}" for t in threads[1:]]
+    header = ["dataset", "part"] + _speed_up_header(threads)
     rows, shared = [], []
     for d in result["datasets"]:
         for m in d["models"]:
@@ -227,8 +230,7 @@ def round_groups(n_rounds):
 
 
 def _format_rounds(result, threads):
-    header = ["dataset", "rounds"] + [f"{t} thr ms" for t in threads] + \
-        [f"speed-up {t}" for t in threads[1:]]
+    header = ["dataset", "rounds"] + _speed_up_header(threads, "ms")
     rows = []
     for d in result["datasets"]:
         for m in d["models"]:
