@@ -3,6 +3,7 @@
 import json
 
 import numba
+import numpy as np
 import pytest
 
 from apsplit.experiments import threads
@@ -25,16 +26,17 @@ def test_the_benchmark_checks_the_models_and_writes_its_results(capsys, tmp_path
         assert list(parts[t]) == threads.ADABOOST_PARTS
         assert all(seconds > 0 for seconds in parts[t].values())  # binning X takes time too
         assert sum(parts[t].values()) == pytest.approx(models["apsplit AdaBoost"]["seconds"][t])
-        # one repeat: the rounds' trees are the fastest fit's, and add up to its trees' part
-        round_trees = models["apsplit AdaBoost"]["round_trees"][t]
-        assert len(round_trees) == 2 and all(seconds > 0 for seconds in round_trees)
-        assert sum(round_trees) == pytest.approx(parts[t]["trees"])
-    assert all(not m["parts"] and not m["round_trees"]
-               for name, m in models.items() if name != "apsplit AdaBoost")
+    assert all(not m["parts"] for name, m in models.items() if name != "apsplit AdaBoost")
+    replay = result["datasets"][0]["replay"]
+    assert replay["same"]
+    for part in ("trees", "ideal"):  # every round's tree and ideal loop, at every count
+        assert set(replay[part]) == {"1", "2"}
+        assert all(len(seconds) == 2 and min(seconds) > 0 for seconds in replay[part].values())
     assert plot_path.stat().st_size > 0
     out = capsys.readouterr().out
     assert "speed-up 2" in out and "NO" not in out
-    assert "rounds' bookkeeping" in out and "trees by rounds" in out
+    assert "rounds' bookkeeping" in out and "grown again" in out
+    assert "the same trees at every count" in out
 
 
 @pytest.mark.parametrize("n_rounds, groups", [
@@ -45,27 +47,49 @@ def test_rounds_are_grouped_after_the_first(n_rounds, groups):
     assert threads.round_groups(n_rounds) == groups
 
 
-def _result(bookkeeping_two_threads):
+def _result(bookkeeping_two_threads, same=True):
     seconds = {"1": 1.0, "2": 0.6}
     parts = {"1": {"trees": 0.7, "rounds' bookkeeping": 0.1, "binning and the rest": 0.2},
              "2": {"trees": 0.4, "rounds' bookkeeping": bookkeeping_two_threads,
                    "binning and the rest": 0.1}}
     model = {"model": "apsplit AdaBoost", "seconds": seconds, "same": {"1": True, "2": True},
-             "parts": parts, "round_trees": {"1": [0.3, 0.2, 0.2], "2": [0.2, 0.1, 0.1]}}
+             "parts": parts}
+    replay = {"trees": {"1": [0.3, 0.2, 0.2], "2": [0.2, 0.1, 0.1]},
+              "ideal": {"1": [0.2, 0.2, 0.2], "2": [0.1, 0.1, 0.125]}, "same": same}
     return {"rounds": 3, "threads": [1, 2], "repeats": 1, "load_average": [0.0, 0.0, 0.0],
             "cpus": 2, "datasets": [{"dataset": "d", "rows": 10, "features": 2,
-                                     "models": [model]}]}
+                                     "models": [model], "replay": replay}]}
 
 
 def test_the_table_groups_the_rounds_and_says_when_the_one_thread_part_slowed():
     table = threads.format_table(_result(0.1))
-    rounds = table.split("trees by rounds")[1]
-    assert "2-3" not in rounds and "3.00x" not in rounds  # rounds 2 and 3 apart: 0.2 / 0.1
-    assert rounds.count("2.00x") == 2 and "1.50x" in rounds
-    assert "1 thr ms" in rounds and "300.000" in rounds  # round 1's 0.3 s in milliseconds
+    rounds = table.split("grown again")[1]
+    lines = {line.split()[1]: line.split()[2:] for line in rounds.splitlines()
+             if line.startswith("d ")}
+    assert list(lines) == ["1", "2", "3", "all"]  # rounds 2 and 3 apart
+    # round 1's 0.3 s in milliseconds; the trees' speed-up, the ideal loop's, their ratio
+    assert lines["1"] == ["300.000", "200.000", "1.50x", "2.00x", "75%"]
+    assert lines["2"][2:] == ["2.00x", "2.00x", "100%"]
+    assert lines["3"][2:] == ["2.00x", "1.60x", "125%"]  # the ideal loop slowed: 0.2 / 0.125
+    assert lines["all"] == ["700.000", "400.000", "1.75x", "1.85x", "95%"]  # 0.6 / 0.325
+    assert "the same trees at every count" in rounds
     assert "cores were shared" not in table
     shared = threads.format_table(_result(0.2))  # the one-thread part at half speed
     assert "cores were shared" in shared and "d at 2 threads (0.50x)" in shared
+    assert "trees DIFFER between counts on d" in threads.format_table(_result(0.1, same=False))
+
+
+def test_the_ideal_loop_sums_every_feature_on_any_thread_count():
+    rng = np.random.default_rng(1)
+    codes = rng.integers(0, threads.IDEAL_BINS, (5, 300), dtype=np.uint8)
+    w, y = rng.random(300), rng.integers(0, 2, 300)
+    expected = np.zeros((5, threads.IDEAL_BINS, 2))
+    for k in range(5):
+        np.add.at(expected[k], (codes[k].astype(np.intp), y), w)
+    for n_threads in (1, 2, 3):
+        hist = np.zeros_like(expected)
+        threads.ideal_loop(codes, w, y, hist, n_threads)
+        np.testing.assert_allclose(hist, expected, rtol=1e-12)
 
 
 def test_a_different_model_is_reported():

@@ -49,7 +49,8 @@ from ..kernels.stats import class_totals, sorted_rows
 from ..tree import grow_from_problem
 from .report import figure_class, publish, text_table, timed
 
-__all__ = ["last_round_root", "tree_nodes", "run", "format_table", "plot", "report"]
+__all__ = ["round_roots", "last_round_root", "tree_nodes", "run", "format_table", "plot",
+           "report"]
 
 NODE_PHASES = ["histogram", "bounds", "canonical sums", "survivors' passes",
                "... at the node's limit", "search"]
@@ -57,8 +58,9 @@ NODE_PHASES = ["histogram", "bounds", "canonical sums", "survivors' passes",
 LIGHTGBM_MISSING = 'not installed: pip install "apsplit[lightgbm]"'
 
 
-def last_round_root(ds, y, rounds, depth, criterion="gini"):
-    """The root ``Problem`` of AdaBoost's round ``rounds`` (exhaustive trees)."""
+def round_roots(ds, y, rounds, depth, criterion="gini"):
+    """The root ``Problem`` of each of AdaBoost's ``rounds`` rounds (exhaustive trees;
+    each keeps its round's weights: the rounds reweight a copy)."""
     roots = []
 
     class Recording(AdaBoost):
@@ -68,7 +70,12 @@ def last_round_root(ds, y, rounds, depth, criterion="gini"):
 
     Recording(n_rounds=rounds, max_depth=depth, criterion=criterion,
               method="exhaustive").fit(ds, y)
-    return roots[-1]
+    return roots
+
+
+def last_round_root(ds, y, rounds, depth, criterion="gini"):
+    """The root ``Problem`` of AdaBoost's round ``rounds`` (exhaustive trees)."""
+    return round_roots(ds, y, rounds, depth, criterion)[-1]
 
 
 def _least_ms(call, repeats):

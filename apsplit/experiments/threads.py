@@ -17,17 +17,23 @@ turn (1, 2, 1, 2, ...), so that a slow spell of the shared machine falls on ever
 and count; ``same``'s digest of a model is taken after its clock stops.  AdaBoost's
 fastest fit at each count is split into its parts: its trees (``grow``, one kernel call
 each), the rounds' bookkeeping between them (the trees' predictions, the new weights, the
-votes: one thread) and the rest (binning X, the labels, the first order).  AdaBoost's
-trees are also timed round by round (each round's least over the repeats, ``history_``'s
-seconds): early trees, whose nodes keep few features after the bounds, gain less from a
-thread than late ones.  ``speed-up``: a model's 1-thread seconds over its seconds at the
-count, from the same run.  ``same``: apsplit's model at the count equals its 1-thread
-model at every repeat (every tree's arrays for Newton, the decision function for
-AdaBoost), as it must.  A speed-up needs the cores to be idle: on a shared machine the
-figures measure contention too.  The run records the load average; and the rounds'
-bookkeeping, one thread's work at every count, is a control: when it runs below
-``CONTENDED`` of its one-thread speed at a higher count, the table says the cores were
-shared (a slow spell may also spare it).
+votes: one thread) and the rest (binning X, the labels, the first order).  ``speed-up``: a
+model's 1-thread seconds over its seconds at the count, from the same run.  ``same``:
+apsplit's model at the count equals its 1-thread model at every repeat (every tree's
+arrays for Newton, the decision function for AdaBoost), as it must.
+
+A speed-up needs the cores to be idle, and on a shared machine a fit's figure measures the
+neighbours too: a fit takes seconds, and a slow spell of the host may fall on one count's
+fits only.  So AdaBoost's trees are also grown again one by one (``replay_trees``): the
+fit's roots recorded, each round's tree grown at every count in turn, ``repeats`` times,
+the least kept; then, at every count in turn, the ideal loop (``ideal_loop``: the coarse
+histograms' loop with nothing serial and nothing shared, on random codes of X's shape).
+The counts alternate every few milliseconds, and the ideal loop's speed-up is the most any
+loop gained from the threads at those moments: the trees' speed-up over it is the share
+of the machine's speed-up that the trees get.  The run also records the load average, and
+the rounds' bookkeeping, one thread's work at every count, is a control of the fits: when
+it runs below ``CONTENDED`` of its one-thread speed at a higher count, the table says the
+cores were shared (a slow spell may also spare it).
 """
 
 import os
@@ -36,14 +42,20 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit, prange
 
 from ..adapters import DMatrix, train
 from ..adapters.sklearn import APBoostClassifier
+from ..dataset import Dataset
+from ..finders import Exhaustive
+from ..kernels.lanes import PRANGE_ONLY, share
+from ..tree import grow_from_problem
+from .phases import round_roots
 from .report import optional_library, panel_grid, publish, text_table
 from .scaling import row_pool
 from .stock import load_split
 
-__all__ = ["run", "format_table", "plot", "report"]
+__all__ = ["ideal_loop", "replay_trees", "run", "format_table", "plot", "report"]
 
 NEWTON = {"max_depth": 6, "eta": 0.3, "lambda": 1.0, "min_child_weight": 1.0,
           "base_score": 0.5}
@@ -57,6 +69,8 @@ def _newton_params(n_classes):
 
 ADABOOST_PARTS = ["trees", "rounds' bookkeeping", "binning and the rest"]
 CONTENDED = 0.8  # the bookkeeping's speed-up below which the run is said to share its cores
+DEPTH = 3  # AdaBoost's trees
+IDEAL_BINS = 256  # the ideal loop's bins per feature, as many as a coarse histogram's most
 
 
 class Fitted(NamedTuple):
@@ -64,12 +78,14 @@ class Fitted(NamedTuple):
 
     digest: object       # a call giving the model's digest (``same``), after the clock stops
     parts: dict          # {part: seconds} but "the rest", which the caller has from its clock
-    round_trees: list    # seconds of each round's tree
+
+
+def _tree_arrays(tree):
+    return np.concatenate([tree.feature.astype(float), tree.threshold, tree.value.ravel()])
 
 
 def _tree_digest(bst):
-    return [np.concatenate([tree.feature.astype(float), tree.threshold, tree.value])
-            for tree in bst.trees]
+    return [_tree_arrays(tree) for tree in bst.trees]
 
 
 def _models(n_classes, rounds):
@@ -80,20 +96,19 @@ def _models(n_classes, rounds):
     def newton(X, y, threads):
         bst = train({**params, "nthread": threads}, DMatrix(X, label=y), rounds,
                     verbose_eval=False)
-        return Fitted(lambda: _tree_digest(bst), None, None)
+        return Fitted(lambda: _tree_digest(bst), None)
 
     def adaboost(X, y, threads):
-        model = APBoostClassifier(n_estimators=rounds, max_depth=3, n_jobs=threads).fit(X, y)
-        round_trees = [record["seconds"] for record in model.history_]
+        model = APBoostClassifier(n_estimators=rounds, max_depth=DEPTH, n_jobs=threads).fit(X, y)
+        trees = sum(record["seconds"] for record in model.history_)
         rounds_total = sum(record["round_seconds"] for record in model.history_)
         return Fitted(lambda: [model.decision_function(X[:2000])],
-                      {"trees": sum(round_trees),
-                       "rounds' bookkeeping": rounds_total - sum(round_trees)}, round_trees)
+                      {"trees": trees, "rounds' bookkeeping": rounds_total - trees})
 
     def xgboost_exact(X, y, threads):
         xgb.train({**params, "tree_method": "exact", "nthread": threads},
                   xgb.DMatrix(X, label=y), rounds)
-        return Fitted(None, None, None)
+        return Fitted(None, None)
 
     def lightgbm(X, y, threads):
         lgb_params = {"objective": "multiclass" if n_classes > 2 else "binary",
@@ -102,7 +117,7 @@ def _models(n_classes, rounds):
                       "min_sum_hessian_in_leaf": 1.0, "min_data_in_leaf": 1,
                       "num_threads": threads, "verbose": -1, "deterministic": True}
         lgb.train(lgb_params, lgb.Dataset(X, label=y), rounds)
-        return Fitted(None, None, None)
+        return Fitted(None, None)
 
     return [("apsplit Newton", newton), ("apsplit AdaBoost", adaboost),
             ("XGBoost exact", xgboost_exact), ("LightGBM", lightgbm)]
@@ -119,7 +134,7 @@ class _Timings:
     def __init__(self, model, threads):
         self.model = model
         self.seconds = {str(t): np.inf for t in threads}
-        self.same, self.parts, self.round_trees, self.first = {}, {}, {}, None
+        self.same, self.parts, self.first = {}, {}, None
 
     def add(self, t, elapsed, fitted):
         """Record a fit at count ``t`` (a string) that took ``elapsed`` seconds."""
@@ -127,9 +142,6 @@ class _Timings:
         if elapsed < self.seconds[t] and fitted.parts is not None:
             self.parts[t] = {**fitted.parts,
                              ADABOOST_PARTS[-1]: elapsed - sum(fitted.parts.values())}
-        if fitted.round_trees is not None:
-            least = self.round_trees.get(t, fitted.round_trees)
-            self.round_trees[t] = [min(a, b) for a, b in zip(least, fitted.round_trees)]
         self.seconds[t] = min(self.seconds[t], elapsed)
         if self.first is None:
             self.first = digest
@@ -138,13 +150,72 @@ class _Timings:
 
     def result(self):
         return {"model": self.model, "seconds": self.seconds, "same": self.same,
-                "parts": self.parts, "round_trees": self.round_trees}
+                "parts": self.parts}
+
+
+@njit(cache=True, parallel=PRANGE_ONLY)
+def ideal_loop(codes, w, y, hist, n_threads):
+    """The coarse histograms' loop with nothing else: feature k's bins ``hist[k]`` summed
+    over every row p (bin ``codes[k, p]``, class ``y[p]``, weight ``w[p]``), the features
+    in ``n_threads`` contiguous shares, one per thread.  No part runs on one thread, no
+    share reads what another writes, and the lanes hold equal work: its speed-up is what
+    the cores give a loop at that moment."""
+    for lane in prange(n_threads):
+        first, last = share(lane, n_threads, codes.shape[0])
+        for k in range(first, last):
+            for p in range(codes.shape[1]):
+                hist[k, np.intp(codes[k, p]), y[p]] += w[p]
+
+
+def _least_seconds(call, threads, repeats):
+    """{t: the least seconds of ``repeats`` calls ``call(t)``}, the counts in turn."""
+    least = dict.fromkeys(threads, np.inf)
+    for _ in range(repeats):
+        for t in threads:
+            start = time.perf_counter()
+            call(t)
+            least[t] = min(least[t], time.perf_counter() - start)
+    return least
+
+
+def replay_trees(X, y, rounds, threads, repeats):
+    """{"trees": {t: [s]}, "ideal": {t: [s]}, "same": bool}: per round of AdaBoost's fit
+    (``rounds`` depth-3 exhaustive gini trees, the benchmark's), its tree grown again from
+    the round's root at every count ``t`` in turn, ``repeats`` times, the least seconds
+    kept; then ``ideal_loop`` on random codes of X's shape, as many times.  ``same``:
+    every round's tree is the same at every count."""
+    roots = round_roots(Dataset(X), y, rounds, DEPTH)
+    finders = {t: Exhaustive(t) for t in threads}
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, IDEAL_BINS, (X.shape[1], X.shape[0]), dtype=np.uint8)
+    w, classes = rng.random(X.shape[0]), rng.integers(0, 2, X.shape[0])
+    hist = np.zeros((X.shape[1], IDEAL_BINS, 2))
+    trees, ideal = {str(t): [] for t in threads}, {str(t): [] for t in threads}
+    for t in threads:  # untimed: compile or load, start the threads
+        ideal_loop(codes, w, classes, hist, t)
+        grow_from_problem(roots[0], finders[t], DEPTH)
+    same = True
+    for problem in roots:
+        grown = {}
+
+        def grow(t):
+            grown[t] = grow_from_problem(problem, finders[t], DEPTH)
+
+        least_trees = _least_seconds(grow, threads, repeats)
+        least_ideal = _least_seconds(lambda t: ideal_loop(codes, w, classes, hist, t), threads,
+                                     repeats)
+        for t in threads:
+            trees[str(t)].append(least_trees[t])
+            ideal[str(t)].append(least_ideal[t])
+        first = [_tree_arrays(grown[threads[0]])]
+        same = same and all(_same([_tree_arrays(grown[t])], first) for t in threads)
+    return {"trees": trees, "ideal": ideal, "same": bool(same)}
 
 
 def run_dataset(name, X, y, rounds, threads, repeats):
     """{"dataset", "rows", "features", "models": [{"model", "seconds": {t: s}, "same": {t:
-    bool}, "parts": {t: {part: s}} (AdaBoost's, of its fastest fit; else empty),
-    "round_trees": {t: [s]} (AdaBoost's, each round's least; else empty)}]}."""
+    bool}, "parts": {t: {part: s}} (AdaBoost's, of its fastest fit; else empty)}],
+    "replay": ``replay_trees``}."""
     models = _models(int(np.max(y)) + 1, rounds)
     for _, fit in models:
         fit(X, y, threads[0])  # untimed: compile or load, warm up
@@ -156,7 +227,8 @@ def run_dataset(name, X, y, rounds, threads, repeats):
                 fitted = fit(X, y, t)
                 timing.add(str(t), time.perf_counter() - start, fitted)
     return {"dataset": name, "rows": int(X.shape[0]), "features": int(X.shape[1]),
-            "models": [timing.result() for timing in timings]}
+            "models": [timing.result() for timing in timings],
+            "replay": replay_trees(X, y, rounds, threads, repeats)}
 
 
 def run(datasets, rounds=20, threads=(1, 2), repeats=2, size=None):
@@ -188,8 +260,9 @@ def format_table(result):
             f"after the run {load} ({result['cpus']} CPUs)\n\n" + text_table(header, rows, 2)
             + "\n\napsplit AdaBoost's fastest fits, part by part:\n\n"
             + _format_parts(result, threads)
-            + "\n\napsplit AdaBoost's trees by rounds (each round's least; round 1 also makes "
-              "the coarse bins and the workspace):\n\n" + _format_rounds(result, threads))
+            + f"\n\napsplit AdaBoost's trees grown again, each round's at every count in "
+              f"turn, and the ideal loop after them (least of {result['repeats']}):\n\n"
+            + _format_replay(result, threads))
 
 
 def _speed_up_header(threads, unit="s"):
@@ -229,24 +302,31 @@ def round_groups(n_rounds):
     return [(1, 1)] + [(a + 1, b) for a, b in zip(cuts, cuts[1:])]
 
 
-def _format_rounds(result, threads):
-    header = ["dataset", "rounds"] + _speed_up_header(threads, "ms")
-    rows = []
+def _format_replay(result, threads):
+    header = ["dataset", "rounds"] + _speed_up_header(threads, "ms") + \
+        [f"ideal loop {t}" for t in threads[1:]] + [f"trees / ideal {t}" for t in threads[1:]]
+    rows, differ = [], []
     for d in result["datasets"]:
-        for m in d["models"]:
-            if not m["round_trees"]:
-                continue
-            n_rounds = min(len(m["round_trees"][t]) for t in threads)
-            for first, last in round_groups(n_rounds):
-                s = {t: sum(m["round_trees"][t][first - 1:last]) for t in threads}
-                label = f"{first}" if first == last else f"{first}-{last}"
-                rows.append([d["dataset"], label] + _speed_up_columns(threads, s, 1e3))
-    return text_table(header, rows, 2)
+        replay = d["replay"]
+        n_rounds = min(len(replay["trees"][t]) for t in threads)
+        groups = [(f"{a}" if a == b else f"{a}-{b}", a, b) for a, b in round_groups(n_rounds)]
+        for label, first, last in groups + ([("all", 1, n_rounds)] if n_rounds > 1 else []):
+            trees = {t: sum(replay["trees"][t][first - 1:last]) for t in threads}
+            ideal = {t: sum(replay["ideal"][t][first - 1:last]) for t in threads}
+            ups = [(trees[threads[0]] / trees[t], ideal[threads[0]] / ideal[t])
+                   for t in threads[1:]]
+            rows.append([d["dataset"], label] + _speed_up_columns(threads, trees, 1e3)
+                        + [f"{up_ideal:.2f}x" for _, up_ideal in ups]
+                        + [f"{up_trees / up_ideal:.0%}" for up_trees, up_ideal in ups])
+        differ += [] if replay["same"] else [d["dataset"]]
+    return text_table(header, rows, 2) + "\n\n" + (
+        "the same trees at every count" if not differ
+        else "the trees DIFFER between counts on " + ", ".join(differ))
 
 
 def plot(result, path):
     """Per dataset a row of two panels: each model's speed-up, and AdaBoost's trees' round
-    by round."""
+    by round, grown again, beside the ideal loop's."""
     threads = [str(t) for t in result["threads"]]
     fig, axes = panel_grid(2 * len(result["datasets"]), 4.5, 3.2, per_row=2)
     for ax, rounds_ax, d in zip(axes[0::2], axes[1::2], result["datasets"]):
@@ -268,18 +348,19 @@ def plot(result, path):
 
 
 def _plot_rounds(ax, d, threads):
-    for m in d["models"]:
-        trees = m["round_trees"]
-        if not trees:
-            continue
-        n_rounds = min(len(trees[t]) for t in threads)
-        for t in threads[1:]:
-            ups = np.array(trees[threads[0]][:n_rounds]) / np.array(trees[t][:n_rounds])
-            ax.plot(np.arange(1, n_rounds + 1), ups, marker=".", label=f"{t} threads")
+    replay = d["replay"]
+    n_rounds = min(len(replay["trees"][t]) for t in threads)
+    rounds = np.arange(1, n_rounds + 1)
+    for t in threads[1:]:
+        for part, style in (("trees", "-"), ("ideal", "--")):
+            seconds = replay[part]
+            ups = np.array(seconds[threads[0]][:n_rounds]) / np.array(seconds[t][:n_rounds])
+            name = "trees" if part == "trees" else "ideal loop"
+            ax.plot(rounds, ups, style, marker=".", label=f"{name}, {t} threads")
     ax.axhline(1.0, color="k", lw=0.8)
     ax.set_xlabel("round")
     ax.set_ylabel(f"speed-up over {threads[0]} thread")
-    ax.set_title(f"{d['dataset']}: apsplit AdaBoost's trees", fontsize=9)
+    ax.set_title(f"{d['dataset']}:\napsplit AdaBoost's trees, grown again", fontsize=9)
     ax.legend(fontsize=7)
 
 
