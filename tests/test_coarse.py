@@ -611,13 +611,14 @@ def test_a_found_split_lowers_the_limit_for_the_survivors_after_it():
             np.testing.assert_array_equal(a[window], b[window])
 
 
-def test_survivors_are_dealt_to_lanes_by_the_rows_their_passes_read():
-    """``refine._rows_read``: at the root, whose coarse sums are read, a two-level
-    survivor's pass reads the rows of its bins within the limit; dealt by them
-    (``lanes.deal``) the lanes are balanced within the heaviest survivor, which
-    round-robin is not here (the survivors are features 0, 2 and 4)."""
+def test_survivors_are_dealt_to_lanes_by_the_rows_and_bins_their_passes_read():
+    """``refine._pass_costs``: at the root, whose coarse sums are read, a two-level
+    survivor's pass reads the rows of its bins within the limit and walks its coarse
+    bins; dealt by them (``lanes.deal``) the lanes are balanced within the heaviest
+    survivor, which round-robin is not here (the survivors are features 0, 2 and 4).
+    With no bin within the limit, the survivors are still dealt to both lanes."""
     from apsplit.kernels.lanes import deal
-    from apsplit.kernels.refine import _rows_read
+    from apsplit.kernels.refine import BIN_WALK_ROWS, _pass_costs
     rng = np.random.default_rng(1)
     n = 6000
     X = rng.normal(size=(n, 6))
@@ -629,13 +630,16 @@ def test_survivors_are_dealt_to_lanes_by_the_rows_their_passes_read():
     expected = np.zeros(S)
     for j, k in enumerate(survivors.features):
         lo, hi = bins.offsets[k], bins.offsets[k + 1]
-        expected[j] = survivors.node_counts[lo:hi][survivors.bounds[lo:hi] <= survivors.limit].sum()
-    rows = _rows_read(ds.kernel_data(), task, bins, survivors)
-    np.testing.assert_array_equal(rows, expected)
-    load = np.bincount(deal(rows, 2), weights=rows, minlength=2)
-    assert load.max() - load.min() <= rows.max()
-    round_robin = np.bincount(np.arange(S) % 2, weights=rows, minlength=2)
-    assert round_robin.max() - round_robin.min() > rows.max()
+        within = survivors.bounds[lo:hi] <= survivors.limit
+        expected[j] = survivors.node_counts[lo:hi][within].sum() + BIN_WALK_ROWS * (hi - lo)
+    costs = _pass_costs(ds.kernel_data(), task, bins, survivors)
+    np.testing.assert_array_equal(costs, expected)
+    load = np.bincount(deal(costs, 2), weights=costs, minlength=2)
+    assert load.max() - load.min() <= costs.max()
+    round_robin = np.bincount(np.arange(S) % 2, weights=costs, minlength=2)
+    assert round_robin.max() - round_robin.min() > costs.max()
+    none_within = survivors._replace(bounds=np.full_like(survivors.bounds, np.inf))
+    assert set(deal(_pass_costs(ds.kernel_data(), task, bins, none_within), 2)) == {0, 1}
 
 
 # --------------------------------------------------- same splits, same trees

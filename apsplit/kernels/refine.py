@@ -41,7 +41,7 @@ excludes a bin (``coarse`` docstring) excludes the run.  A run that may win
 is summed again from L_0, the same additions, and evaluated rank by rank.
 
 ``refine_survivors`` refines the survivors on several threads, dealt by the
-rows their passes read (``lanes.deal``): a feature's
+rows and coarse bins their passes read (``lanes.deal``): a feature's
 pass touches only its own bins of the workspace, each feature's result goes to
 its own row, and the threads share the limits their splits lower.  So a row may
 depend on the threads where the limit pruned it, but the optimum's row and those
@@ -71,6 +71,7 @@ def _present(hist_f, t):
 
 CHUNK_RANKS = 16  # a flagged bin's ranks are bounded in runs of this many before evaluating
 MOST_ROWS = 0.75  # a node with this share of X's rows sums them all, the others' weights 0
+BIN_WALK_ROWS = 8  # a coarse bin's boundary walked costs about 8 rows read (15 vs 2 ns)
 
 
 class Refined(NamedTuple):
@@ -457,16 +458,18 @@ def boundary_ranks(data, task, coarse, k, b):
 
 
 @njit(cache=True)
-def _rows_read(data, task, coarse, survivors):
+def _pass_costs(data, task, coarse, survivors):
     """Per survivor, about the rows its pass reads: those of its coarse bins within the
     node's limit, and the node's (a one-level feature's canonical pass; a two-level
     feature's listing of its flagged bins' rows, unless there are none or it reads them
-    by rank at a node of most rows).  They depend on the node alone, not on the
-    threads' timing."""
+    by rank at a node of most rows); plus its coarse bins, whose boundaries every pass
+    walks, at ``BIN_WALK_ROWS`` rows each (without them a survivor with no bin within the
+    limit cost 0, and ``lanes.deal`` gave all such survivors to one lane).  They depend
+    on the node alone, not on the threads' timing."""
     F = survivors.features.shape[0]
     n = task.index_order.shape[0]
     by_rank = survivors.row_w.shape[0] > 0
-    rows = np.empty(F)
+    costs = np.empty(F)
     for j in range(F):
         k = survivors.features[j]
         flagged = 0
@@ -474,8 +477,9 @@ def _rows_read(data, task, coarse, survivors):
             if survivors.bounds[b] <= survivors.limit:
                 flagged += survivors.node_counts[b]
         lists = not data.two_level[k] or (flagged > 0 and not by_rank)
-        rows[j] = flagged + (n if lists else 0)
-    return rows
+        costs[j] = flagged + (n if lists else 0) + \
+            BIN_WALK_ROWS * (coarse.offsets[k + 1] - coarse.offsets[k])
+    return costs
 
 
 @njit(cache=True)
@@ -501,7 +505,7 @@ def _refine_lane(data, work, task, coarse, survivors, out, lane, lane_of, publis
 @njit(cache=True, parallel=PRANGE_ONLY)
 def refine_survivors(data, work, task, coarse, survivors, out, n_threads):
     """``refined_best`` of every survivor ``survivors.features[j]`` into row j of ``out``
-    (a ``Refined``), dealt to ``n_threads`` threads by the rows they read (``_rows_read``),
+    (a ``Refined``), dealt to ``n_threads`` threads by what they read (``_pass_costs``),
     which share the limits their splits lower (``_refine_lane``)."""
     F = survivors.features.shape[0]
     lanes = lane_count(n_threads, F, F * task.index_order.shape[0])
@@ -510,7 +514,7 @@ def refine_survivors(data, work, task, coarse, survivors, out, n_threads):
         _refine_lane(data, work, task, coarse, survivors, out, np.int64(0),
                      np.zeros(F, np.int64), published)
     else:
-        lane_of = deal(_rows_read(data, task, coarse, survivors), lanes)
+        lane_of = deal(_pass_costs(data, task, coarse, survivors), lanes)
         # prange's index is unsigned: cast, or the callee compiles twice
         for lane in prange(lanes):
             _refine_lane(data, work, task, coarse, survivors, out, np.int64(lane), lane_of,
