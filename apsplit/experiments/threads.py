@@ -158,8 +158,8 @@ def ideal_loop(codes, w, y, hist, n_threads):
     """The coarse histograms' loop with nothing else: feature k's bins ``hist[k]`` summed
     over every row p (bin ``codes[k, p]``, class ``y[p]``, weight ``w[p]``), the features
     in ``n_threads`` contiguous shares, one per thread.  No part runs on one thread, no
-    share reads what another writes, and the lanes hold equal work: its speed-up is what
-    the cores give a loop at that moment."""
+    share reads what another writes, and the lanes hold the same work (to a feature): its
+    speed-up is what the cores give a loop at that moment."""
     for lane in prange(n_threads):
         first, last = share(lane, n_threads, codes.shape[0])
         for k in range(first, last):
@@ -180,10 +180,10 @@ def _least_seconds(call, threads, repeats):
 
 def replay_trees(X, y, rounds, threads, repeats):
     """{"trees": {t: [s]}, "ideal": {t: [s]}, "same": bool}: per round of AdaBoost's fit
-    (``rounds`` depth-3 exhaustive gini trees, the benchmark's), its tree grown again from
-    the round's root at every count ``t`` in turn, ``repeats`` times, the least seconds
-    kept; then ``ideal_loop`` on random codes of X's shape, as many times.  ``same``:
-    every round's tree is the same at every count."""
+    (``rounds`` depth-3 exhaustive gini trees: the benchmark's ``APBoostClassifier``
+    trees), its tree grown again from the round's root at every count ``t`` in turn,
+    ``repeats`` times, the least seconds kept; then ``ideal_loop`` on random codes of X's
+    shape, as many times.  ``same``: every round's tree is the same at every count."""
     roots = round_roots(Dataset(X), y, rounds, DEPTH)
     finders = {t: Exhaustive(t) for t in threads}
     rng = np.random.default_rng(0)
