@@ -463,9 +463,8 @@ def _pass_costs(data, task, coarse, survivors):
     node's limit, and the node's (a one-level feature's canonical pass; a two-level
     feature's listing of its flagged bins' rows, unless there are none or it reads them
     by rank at a node of most rows); plus its coarse bins, whose boundaries every pass
-    walks, at ``BIN_WALK_ROWS`` rows each (without them a survivor with no bin within the
-    limit cost 0, and ``lanes.deal`` gave all such survivors to one lane).  They depend
-    on the node alone, not on the threads' timing."""
+    walks, at ``BIN_WALK_ROWS`` rows each (so a survivor with no bin within the limit
+    still weighs its walk).  They depend on the node alone, not on the threads' timing."""
     F = survivors.features.shape[0]
     n = task.index_order.shape[0]
     by_rank = survivors.row_w.shape[0] > 0
