@@ -77,6 +77,16 @@ def test_dealing_balances_within_the_largest_item(costs, lanes):
     assert load.max() - load.min() <= costs.max() + 1e-9 * costs.sum()
 
 
+@settings(max_examples=scaled(0.5))
+@given(st.integers(0, 40), st.integers(1, 8), st.sampled_from([0.0, 3.5]))
+def test_dealing_spreads_items_of_equal_cost(n_items, lanes, cost):
+    """Items of one cost, zero included, go round the lanes: no lane holds two more than
+    another (ties in load go to the lane holding the fewest items)."""
+    owner = deal(np.full(n_items, cost), lanes)
+    held = np.bincount(owner, minlength=lanes)
+    assert held.max() - held.min() <= 1
+
+
 @njit(parallel=PRANGE_ONLY)
 def _shares_in_prange(lanes, n):
     bounds = np.empty((lanes, 2), np.int64)

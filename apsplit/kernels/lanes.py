@@ -47,12 +47,20 @@ def share(lane, lanes, n):
 
 @njit(cache=True)
 def deal(costs, lanes):
-    """The lane of each item: by decreasing cost, each to the least loaded lane (a
-    lane then carries at most the least loaded one's cost plus the largest item's)."""
+    """The lane of each item: by decreasing cost, each to the least loaded lane, of
+    those the one holding the fewest items (a lane then carries at most the least
+    loaded one's cost plus the largest item's, and items of equal cost, zero included,
+    are spread over the lanes rather than piled on the first)."""
     owner = np.zeros(costs.shape[0], np.int64)
     load = np.zeros(lanes)
+    items = np.zeros(lanes, np.int64)
     for i in np.argsort(-costs, kind="mergesort"):
-        lane = np.argmin(load)
+        lane = 0
+        for other in range(1, lanes):
+            if load[other] < load[lane] or (load[other] == load[lane]
+                                            and items[other] < items[lane]):
+                lane = other
         owner[i] = lane
         load[lane] += costs[i]
+        items[lane] += 1
     return owner
