@@ -221,7 +221,6 @@ def grow_from_problem(problem, finder, max_depth, return_leaves=False):
     params = kernel_finder_params(finder)
     if params is not None:
         tree, leaves = _grow_with_kernel(problem, params, max_depth)
-        tree.left_value, tree.right_value = split_values(tree, problem.dataset)
         return (tree, leaves) if return_leaves else tree
     ds, y, w = problem.dataset, problem.y, problem.sample_weight
     C = problem.n_classes
@@ -286,13 +285,15 @@ def _grow_with_kernel(problem, params, max_depth):
         grown = build.grow(method, method_params, min(int(max_depth), 2 ** 31), data, work,
                            ds.values, task, coarse)
     categories = [None] * grown.feature.size
-    for node in np.flatnonzero(grown.cat_end > grown.cat_start):
-        categories[node] = ds.feature_values(grown.feature[node])[
-            grown.cat_codes[grown.cat_start[node]:grown.cat_end[node]]]
+    if grown.cat_codes.size:  # a categorical split (the check spares the others a pass)
+        for node in np.flatnonzero(grown.cat_end > grown.cat_start):
+            categories[node] = ds.feature_values(grown.feature[node])[
+                grown.cat_codes[grown.cat_start[node]:grown.cat_end[node]]]
     tree = Tree.from_arrays(problem.n_classes, ds.n_features, problem.criterion, grown.feature,
                             grown.threshold, grown.left_rank, grown.children_left,
                             grown.children_right, grown.value, grown.n_node_samples,
                             grown.node_assessments, categories)
+    tree.left_value, tree.right_value = grown.left_value, grown.right_value  # split_values'
     return tree, grown.leaf_of
 
 

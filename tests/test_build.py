@@ -12,6 +12,7 @@ from strategies import WEIGHT_KINDS, scaled
 
 from apsplit.kernels.build import Cut, _split_into_leaves, _split_rows
 from apsplit.kernels.stats import class_totals
+from apsplit.tree import split_values
 
 
 CUTS = ["numeric", "categorical", "sparse"]
@@ -97,3 +98,22 @@ def test_rows_split_into_leaves_stay_in_place(kind, n_rows, n_classes, how, rank
     assert value[5].tobytes() == left_value.tobytes()
     assert value[6].tobytes() == right_value.tobytes()
     assert not value[[0, 1, 2, 3, 4, 7, 8]].any()
+
+
+@settings(max_examples=scaled(0.5))
+@given(st.integers(5, 80), st.sampled_from(["dense", "sparse", "categorical"]),
+       st.sampled_from(["exhaustive", "quick", "adaptive"]), st.integers(0, 2 ** 31 - 1))
+def test_the_grown_trees_split_values_are_split_values_of_its_ranks(n_rows, kind, method, seed):
+    """The kernel's tree carries each numeric split's two training values, as
+    ``tree.split_values`` reads them from its ranks (NaN at leaves and categorical splits)."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n_rows, 3)), 1)
+    y = rng.integers(0, 2, n_rows)
+    if kind == "sparse":
+        X = sp.csr_matrix(np.where(rng.random(X.shape) < 0.5, 0.0, X))
+    ds = apsplit.Dataset(X, categorical_features=[0] if kind == "categorical" else None)
+    tree = apsplit.grow_tree(ds, y, max_depth=3, criterion="gini", method=method)
+    left, right = split_values(tree, ds)
+    np.testing.assert_array_equal(tree.left_value, left)
+    np.testing.assert_array_equal(tree.right_value, right)
+    assert np.all(np.isnan(tree.left_value) == ((tree.feature < 0) | (tree.left_rank < 0)))

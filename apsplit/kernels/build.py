@@ -37,6 +37,8 @@ class Grown(NamedTuple):
     feature: np.ndarray          # split column, LEAF at leaves
     threshold: np.ndarray        # numeric split: x <= threshold goes left (NaN otherwise)
     left_rank: np.ndarray        # numeric split: code <= left_rank goes left (-1 otherwise)
+    left_value: np.ndarray       # numeric split: the training values of ranks left_rank
+    right_value: np.ndarray      # and left_rank + 1, either side of threshold (NaN otherwise)
     children_left: np.ndarray
     children_right: np.ndarray
     value: np.ndarray            # (nodes, C) class weights
@@ -279,6 +281,8 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
     feature = np.full(cap, LEAF, np.int64)
     threshold = np.full(cap, np.nan)
     left_rank = np.full(cap, -1, np.int64)
+    left_value = np.full(cap, np.nan)
+    right_value = np.full(cap, np.nan)
     children_left = np.full(cap, LEAF, np.int64)
     children_right = np.full(cap, LEAF, np.int64)
     value = np.zeros((cap, C))
@@ -373,6 +377,8 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
             t, r = threshold_of(values, off, n_bins, found.left_rank, found.right_rank)
             threshold[node] = t
             left_rank[node] = r
+            left_value[node] = values[off + r]
+            right_value[node] = values[off + r + 1]  # r < n_bins - 1: a value exceeds t
         left, right = n_nodes, n_nodes + 1
         n_nodes += 2
         if is_sparse:
@@ -406,7 +412,7 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
             for p in range(segment[node, 0], segment[node, 1]):
                 leaf_of[u(by_index[p])] = node
     return Grown(feature[:n_nodes], threshold[:n_nodes], left_rank[:n_nodes],
-                 children_left[:n_nodes], children_right[:n_nodes], value[:n_nodes],
+                 left_value[:n_nodes], right_value[:n_nodes], children_left[:n_nodes], children_right[:n_nodes], value[:n_nodes],
                  n_samples[:n_nodes], assessments[:n_nodes], cat_start[:n_nodes],
                  cat_end[:n_nodes], cat_codes[:n_cat_codes], leaf_of)
 
