@@ -293,7 +293,7 @@ def _grow_with_kernel(problem, params, max_depth):
                             grown.threshold, grown.left_rank, grown.children_left,
                             grown.children_right, grown.value, grown.n_node_samples,
                             grown.node_assessments, categories)
-    tree.left_value, tree.right_value = grown.left_value, grown.right_value  # split_values'
+    tree.left_value, tree.right_value = grown.left_value, grown.right_value  # as split_values
     return tree, grown.leaf_of
 
 

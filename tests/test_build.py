@@ -1,6 +1,6 @@
-"""The tree builder's row partitions (kernels.build): a split node's rows moved to its
-children, or, above leaves, left in place, with the children's class weights summed
-as ``class_totals`` sums them, bit for bit."""
+"""The tree builder (kernels.build): a split node's rows moved to its children, or,
+above leaves, left in place, with the children's class weights summed as
+``class_totals`` sums them, bit for bit; each numeric split's two training values."""
 
 import numpy as np
 import scipy.sparse as sp

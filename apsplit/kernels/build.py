@@ -412,9 +412,10 @@ def grow(method, params, max_depth, data, work, values, task, coarse):
             for p in range(segment[node, 0], segment[node, 1]):
                 leaf_of[u(by_index[p])] = node
     return Grown(feature[:n_nodes], threshold[:n_nodes], left_rank[:n_nodes],
-                 left_value[:n_nodes], right_value[:n_nodes], children_left[:n_nodes], children_right[:n_nodes], value[:n_nodes],
-                 n_samples[:n_nodes], assessments[:n_nodes], cat_start[:n_nodes],
-                 cat_end[:n_nodes], cat_codes[:n_cat_codes], leaf_of)
+                 left_value[:n_nodes], right_value[:n_nodes], children_left[:n_nodes],
+                 children_right[:n_nodes], value[:n_nodes], n_samples[:n_nodes],
+                 assessments[:n_nodes], cat_start[:n_nodes], cat_end[:n_nodes],
+                 cat_codes[:n_cat_codes], leaf_of)
 
 
 @njit(cache=True)
