@@ -318,7 +318,8 @@ def _format_replay(result, threads):
             rows.append([d["dataset"], label] + _speed_up_columns(threads, trees, 1e3)
                         + [f"{up_ideal:.2f}x" for _, up_ideal in ups]
                         + [f"{up_trees / up_ideal:.0%}" for up_trees, up_ideal in ups])
-        differ += [] if replay["same"] else [d["dataset"]]
+        if not replay["same"]:
+            differ.append(d["dataset"])
     return text_table(header, rows, 2) + "\n\n" + (
         "the same trees at every count" if not differ
         else "the trees DIFFER between counts on " + ", ".join(differ))
@@ -352,10 +353,9 @@ def _plot_rounds(ax, d, threads):
     n_rounds = min(len(replay["trees"][t]) for t in threads)
     rounds = np.arange(1, n_rounds + 1)
     for t in threads[1:]:
-        for part, style in (("trees", "-"), ("ideal", "--")):
+        for part, style, name in (("trees", "-", "trees"), ("ideal", "--", "ideal loop")):
             seconds = replay[part]
             ups = np.array(seconds[threads[0]][:n_rounds]) / np.array(seconds[t][:n_rounds])
-            name = "trees" if part == "trees" else "ideal loop"
             ax.plot(rounds, ups, style, marker=".", label=f"{name}, {t} threads")
     ax.axhline(1.0, color="k", lw=0.8)
     ax.set_xlabel("round")
