@@ -224,9 +224,9 @@ def test_two_class_scores_are_the_generic_scores(criterion, m, data):
     totals = weights.sum(axis=0) + np.array(data.draw(st.tuples(cell, cell)))
     crit = CRITERIA[criterion]
     fast = np.empty((4, m + 1))
-    coarse._two_class_scores(weights, 0, m, totals, crit, fast, True)
+    coarse._two_class_scores(weights, 0, m, None, totals, crit, fast, True)
     boundaries_only = np.full((4, m + 1), np.nan)  # a feature of one value per bin
-    coarse._two_class_scores(weights, 0, m, totals, crit, boundaries_only, False)
+    coarse._two_class_scores(weights, 0, m, None, totals, crit, boundaries_only, False)
     np.testing.assert_array_equal(boundaries_only[0, :m], fast[0, :m])
     assert np.isnan(boundaries_only[1]).all()
     prefixes = np.vstack([np.zeros(2), np.cumsum(weights, axis=0)])
@@ -239,6 +239,22 @@ def test_two_class_scores_are_the_generic_scores(criterion, m, data):
     np.testing.assert_allclose(fast[1, :m], vertices, rtol=0, atol=tolerance)
 
 
+def _drawn_bins(data, m, count_choices, crit):
+    """m coarse bins of one feature, two classes, drawn: (counts, weights, totals,
+    ``BinSums``, n, f(T), (4, 2) scratch); an empty bin's weights are 0.0, as a node's."""
+    weight = WEIGHT_KINDS[data.draw(st.sampled_from(["uniform", "extreme", "boosting"]))]
+    counts = np.array(data.draw(st.lists(st.sampled_from(count_choices), min_size=m,
+                                         max_size=m)), np.int64)
+    cell = st.tuples(weight, weight).map(np.array)
+    weights = np.array([data.draw(cell) if c > 0 else np.zeros(2) for c in counts]).reshape(m, 2)
+    span = np.array(data.draw(st.lists(st.integers(1, 3), min_size=m, max_size=m)), np.int64)
+    totals = weights.sum(axis=0)
+    sums = coarse.BinSums(np.array([0, m], np.int64), span, weights, counts)
+    vectors = np.zeros((4, 2))
+    whole = coarse._split_score(crit, vectors[0], totals, vectors[1])
+    return counts, weights, totals, sums, np.int64(counts.sum()), whole, vectors
+
+
 @settings(max_examples=scaled(1.0))
 @given(st.sampled_from(sorted(CRITERIA)), st.integers(1, 12), st.integers(1, 4), st.data())
 def test_two_class_feature_bounds_are_the_generic_bounds(criterion, m, min_leaf, data):
@@ -247,23 +263,14 @@ def test_two_class_feature_bounds_are_the_generic_bounds(criterion, m, min_leaf,
     the same least admissible boundary, inner bounds up to rounding, +inf in the same
     bins; empty bins (leading, trailing, between), bins of one example, of one value
     and of many, extreme weights, ``min_leaf`` leaving no admissible boundary."""
-    weight = WEIGHT_KINDS[data.draw(st.sampled_from(["uniform", "extreme", "boosting"]))]
-    counts = np.array(data.draw(st.lists(st.sampled_from([0, 0, 1, 2, 5]), min_size=m,
-                                         max_size=m)), np.int64)
-    cell = st.tuples(weight, weight).map(np.array)
-    weights = np.array([data.draw(cell) if c > 0 else np.zeros(2) for c in counts]).reshape(m, 2)
-    span = np.array(data.draw(st.lists(st.integers(1, 3), min_size=m, max_size=m)), np.int64)
-    totals = weights.sum(axis=0)
-    sums = coarse.BinSums(np.array([0, m], np.int64), span, weights, counts)
     crit = CRITERIA[criterion]
-    n = np.int64(counts.sum())
-    vectors = np.zeros((4, 2))
-    whole = coarse._split_score(crit, vectors[0], totals, vectors[1])
+    counts, weights, totals, sums, n, whole, vectors = _drawn_bins(data, m, [0, 0, 1, 2, 5], crit)
     results = []
     for bounds_of in ("_feature_bounds", "generic_feature_bounds"):
         out = coarse.BinBounds(np.full(m, np.nan), np.full(m, np.nan))
         least = np.full(1, np.nan)
-        extra = (np.full((4, m + 1), np.nan),) if bounds_of == "_feature_bounds" else ()
+        extra = (np.full((4, m + 1), np.nan), np.full(m, -1)) \
+            if bounds_of == "_feature_bounds" else ()
         boundary = getattr(coarse, bounds_of)(sums, 0, totals, whole, n, crit, min_leaf, out,
                                               least, *extra, vectors)
         results.append((boundary, out, least[0]))
@@ -277,6 +284,43 @@ def test_two_class_feature_bounds_are_the_generic_bounds(criterion, m, min_leaf,
     np.testing.assert_allclose(fast_bins.inner[finite], generic_bins.inner[finite], rtol=0,
                                atol=tolerance)
     assert fast_least == generic_least or abs(fast_least - generic_least) <= tolerance
+
+
+@settings(max_examples=scaled(1.0))
+@given(st.sampled_from(sorted(CRITERIA)), st.integers(1, 12), st.integers(1, 4), st.data())
+def test_two_class_bounds_of_the_nonempty_bins_listed_are_every_bins_bounds(criterion, m,
+                                                                            min_leaf, data):
+    """A small node's two-class bounds (``_feature_bounds`` where its rows are at most the
+    feature's bins), scored over its nonempty bins only (listed), are the bounds over
+    every bin bit for bit: boundary scores, inner bounds, their least and the least
+    admissible boundary, +inf at the empty bins; empty bins leading, trailing and
+    between, none nonempty, bins of one example, of one value and of many, extreme
+    weights, ``min_leaf`` leaving no admissible boundary."""
+    crit = CRITERIA[criterion]
+    counts, weights, totals, sums, n, whole, vectors = _drawn_bins(data, m, [0, 0, 0, 1, 1, 2],
+                                                                   crit)
+    nonempty = np.flatnonzero(counts)
+    results = []
+    for listed in (None, nonempty, "chosen by _feature_bounds"):
+        out = coarse.BinBounds(np.full(m, np.nan), np.full(m, np.nan))
+        least = np.full(1, np.nan)
+        scratch = np.full((4, m + 1), np.nan)
+        if isinstance(listed, str):
+            boundary = coarse._feature_bounds(sums, 0, totals, whole, n, crit, min_leaf, out,
+                                              least, scratch, np.full(m, -1), vectors)
+        else:
+            if listed is not None:
+                out.boundary[:], out.inner[:] = np.inf, np.inf  # as _feature_bounds sets them
+            size = m if listed is None else nonempty.size
+            coarse._two_class_scores(weights, 0, size, listed, totals, crit, scratch, True)
+            boundary = coarse._two_class_bounds(sums, 0, size, listed, n, min_leaf, whole,
+                                                scratch, out, least)
+        results.append((boundary, out.boundary, out.inner, least[0]))
+    every = results[0]
+    for other in results[1:]:
+        for value, expected in zip(other, every):
+            np.testing.assert_array_equal(value, expected)
+    assert np.isinf(every[1][counts == 0]).all() and np.isinf(every[2][counts == 0]).all()
 
 
 @pytest.mark.parametrize("rows", ["every", "half", "seven"])

@@ -636,9 +636,10 @@ def _scores_at(crit, prefix0, prefix1, t0, t1, after, inner, inner_too):
 
 
 @njit(cache=True)
-def _two_class_scores(weights, lo, m, totals, crit, scratch, inner_too):
-    """For two classes, each of the m coarse bins lo .. lo + m - 1 (class weights B,
-    P those of the bins before it): into ``scratch[0]`` the canonical score of its
+def _two_class_scores(weights, lo, m, listed, totals, crit, scratch, inner_too):
+    """For two classes, each of m coarse bins, lo .. lo + m - 1 or, when ``listed`` is
+    given (not None), the bins ``listed[:m]`` (class weights B, P those of the bins
+    before it): into ``scratch[0]`` the canonical score of its
     boundary after it (left weights P + B, summed in bin order as ``refine`` sums them,
     scored by ``stats.two_class_split``: ``_full_split``'s value bit for bit), and, if
     ``inner_too``, into ``scratch[1]`` the least score at the other two vertices of its
@@ -646,15 +647,18 @@ def _two_class_scores(weights, lo, m, totals, crit, scratch, inner_too):
     ``scratch[2]`` and ``scratch[3]``) are summed first, so that the scores are loops
     without dependences, compiled per criterion (a constant ``crit``: no criterion test
     per bin), which LLVM vectorizes for gini and error (with ``_two_class_bounds``,
-    MNIST's bounds at 7,000 rows: 0.88-1.33 -> 0.65-1.08 ms a node, benchmarks.phases)."""
+    MNIST's bounds at 7,000 rows: 0.88-1.33 -> 0.65-1.08 ms a node, benchmarks.phases).
+    Listing only a node's nonempty bins (in order) gives their prefixes bit for bit: an
+    empty bin's weights are 0.0 (``build_dense``, ``subtract``), and P + 0 = P."""
     prefix0, prefix1 = scratch[2, :m + 1], scratch[3, :m + 1]
     after, inner = scratch[0, :m], scratch[1, :m]
     p0, p1 = 0.0, 0.0
     prefix0[0] = 0.0
     prefix1[0] = 0.0
     for i in range(m):
-        p0 += weights[lo + i, 0]
-        p1 += weights[lo + i, 1]
+        b = lo + i if listed is None else listed[i]
+        p0 += weights[b, 0]
+        p1 += weights[b, 1]
         prefix0[i + 1] = p0
         prefix1[i + 1] = p1
     t0, t1 = totals[0], totals[1]
@@ -667,25 +671,29 @@ def _two_class_scores(weights, lo, m, totals, crit, scratch, inner_too):
 
 
 @njit(cache=True)
-def _two_class_bounds(sums, lo, hi, n, min_leaf, whole, scratch, bins, least):
-    """``_feature_bounds`` of two classes, from ``_two_class_scores``' ``scratch``: one
-    pass over the bins with selects in place of branches (an empty bin, one without an
-    inner split, a boundary that leaves a side below ``min_leaf``), for features of
-    many bins, few of them holding the node's rows (MNIST's pixels)."""
+def _two_class_bounds(sums, lo, m, listed, n, min_leaf, whole, scratch, bins, least):
+    """``_feature_bounds`` of two classes, from ``_two_class_scores``' ``scratch`` for the
+    same m bins (lo .. lo + m - 1, or ``listed[:m]``): one pass over the bins with
+    selects in place of branches (an empty bin, one without an inner split, a boundary
+    that leaves a side below ``min_leaf``), for features of many bins, few of them
+    holding the node's rows (MNIST's pixels).  An empty bin gets +inf and changes
+    nothing else, so the list of the nonempty bins gives the same results (the others
+    set to +inf by the caller)."""
     counts, span = sums.counts, sums.span
     boundary = math.inf
     least_inner = math.inf
     before = whole
     left_count = 0
-    for b in range(lo, hi):
+    for i in range(m):
+        b = lo + i if listed is None else listed[i]
         empty = counts[b] == 0
-        after = math.inf if empty else scratch[0, b - lo]
+        after = math.inf if empty else scratch[0, i]
         bins.boundary[b] = after
         left_count += counts[b]
         admissible = (left_count >= min_leaf) & (n - left_count >= min_leaf)  # min_leaf >= 1
         boundary = min(boundary, after if admissible else math.inf)
         # scratch[1] holds a value only where a bin spans two values (``inner_too``)
-        inner = min(before, after, scratch[1, b - lo]) \
+        inner = min(before, after, scratch[1, i]) \
             if (counts[b] >= 2) & (span[b] >= 2) else math.inf
         bins.inner[b] = inner
         least_inner = min(least_inner, inner)
@@ -695,23 +703,41 @@ def _two_class_bounds(sums, lo, hi, n, min_leaf, whole, scratch, bins, least):
 
 
 @njit(cache=True)
-def _feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, scratch, vectors):
+def _feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, scratch, listed,
+                    vectors):
     """Feature k's least admissible boundary score (+inf if none), into ``bins`` (a
     ``BinBounds``) each of its bins' boundary score and a lower bound on its inner
     splits (``inner_bound``; +inf for a bin without two of the node's examples and two
     values: no inner split), their least into ``least[0]``, from the node's ``sums``
     (``BinSums``).  ``whole`` = f(T), the score with nothing on the left.  Two classes:
-    ``_two_class_scores`` and ``_two_class_bounds``; more: ``generic_feature_bounds``.
-    ``scratch``, ``vectors``: (4, k's bins + 1) and (4, C) scratch."""
+    ``_two_class_scores`` and ``_two_class_bounds``, over the bins that hold the node's
+    rows only, listed, where its n rows are at most k's bins (a small node's scores
+    then cost its rows, not the feature's bins: at higgs7k's nodes of 6-64 rows the
+    bounds took 8-10 microseconds against 22, docs/benchmarks.md); more:
+    ``generic_feature_bounds``.  ``scratch``, ``listed``, ``vectors``: (4, k's bins + 1),
+    (k's bins,) and (4, C) scratch."""
     lo, hi = sums.offsets[k], sums.offsets[k + 1]
     if totals.shape[0] != 2:
         return generic_feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least,
                                       vectors)
-    widest = 1  # the inner vertices only where a bin holds two values or more
+    if n > hi - lo:  # no bin need be empty: every bin, in vectorized loops
+        widest = 1  # the inner vertices only where a bin holds two values or more
+        for b in range(lo, hi):
+            widest = max(widest, sums.span[b])
+        _two_class_scores(sums.weights, lo, hi - lo, None, totals, crit, scratch, widest >= 2)
+        return _two_class_bounds(sums, lo, hi - lo, None, n, min_leaf, whole, scratch, bins,
+                                 least)
+    bins.boundary[lo:hi] = math.inf
+    bins.inner[lo:hi] = math.inf
+    m = 0  # the nonempty bins, listed branch-free
     for b in range(lo, hi):
-        widest = max(widest, sums.span[b])
-    _two_class_scores(sums.weights, lo, hi - lo, totals, crit, scratch, widest >= 2)
-    return _two_class_bounds(sums, lo, hi, n, min_leaf, whole, scratch, bins, least)
+        listed[m] = b
+        m += sums.counts[b] != 0
+    widest = 1
+    for i in range(m):
+        widest = max(widest, sums.span[listed[i]])
+    _two_class_scores(sums.weights, lo, m, listed, totals, crit, scratch, widest >= 2)
+    return _two_class_bounds(sums, lo, m, listed, n, min_leaf, whole, scratch, bins, least)
 
 
 @njit(cache=True)
@@ -773,11 +799,12 @@ def _bounds_lane(sums, feats, categorical, totals, n, crit, min_leaf, bins, boun
     for j in range(feats.shape[0]):
         widest = max(widest, sums.offsets[feats[j] + 1] - sums.offsets[feats[j]])
     scratch, vectors = np.empty((4, widest + 1)), np.zeros((4, totals.shape[0]))
+    listed = np.empty(widest, np.int64)
     whole = _split_score(crit, vectors[0], totals, vectors[1])
     for j in range(feats.shape[0]):
         if not categorical[feats[j]]:
             boundary[j] = _feature_bounds(sums, feats[j], totals, whole, n, crit, min_leaf, bins,
-                                          least[j:j + 1], scratch, vectors)
+                                          least[j:j + 1], scratch, listed, vectors)
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)

@@ -237,8 +237,9 @@ def _sum_flagged_by_rank(coarse, base, end, flagged, codes, y, row_w, hist_f, co
 def _flags(survivors, base, nb, limit):
     """1 for each of the nb coarse bins from ``base`` whose bound is within ``limit``."""
     flagged = np.empty(nb, np.uint8)
+    bounds = survivors.bounds[base:base + nb]  # out of the tuple: no reference count per bin
     for b in range(nb):
-        flagged[b] = survivors.bounds[base + b] <= limit
+        flagged[b] = bounds[b] <= limit
     return flagged
 
 
@@ -265,11 +266,17 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
     flagged = _flags(survivors, base, nb, limit)
     _list_flagged(data, task, coarse, survivors, k, flagged, hist_f, counts_f)
     sums, counts = survivors.bin_weights[base:base + nb], survivors.node_counts[base:base + nb]
-    prefix = np.zeros(C)
-    inner = np.zeros(C)
-    left, right, no_unseen, seen_total = _evaluation_arrays(totals)
+    # the arrays out of their tuples before the loop: read from a tuple in it, an array
+    # costs a reference count update per use
+    spans, boundary_scores = coarse.span[base:base + nb], survivors.boundary_scores[base:base + nb]
+    vectors = np.zeros((9, C))  # one allocation, not nine (0.24 us less a survivor)
+    prefix, inner, left, right, no_unseen = vectors[0], vectors[1], vectors[2], vectors[3], \
+        vectors[4]
+    before, low, high, scratch = vectors[5], vectors[6], vectors[7], vectors[8]
+    seen_total = 0.0
+    for c in range(C):
+        seen_total += totals[c]
     out_left = out.lefts[j]
-    before, low, high, scratch = np.zeros(C), np.zeros(C), np.zeros(C), np.zeros(C)
     last = nb - 1
     while last >= 0 and counts[last] == 0:
         last -= 1
@@ -281,7 +288,7 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
     left_count = 0
     first_rank = 0  # bin b's ranks: first_rank .. first_rank + span - 1
     for b in range(last + 1):
-        span = coarse.span[base + b]
+        span = spans[b]
         end = first_rank + span
         if flagged[b] and bounds_f[b] <= limit:  # its inner splits: after all present but the last
             walked += span
@@ -343,13 +350,12 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
             continue
         for c in range(C):  # the boundary after b: P_(b+1)
             prefix[c] += sums[b, c]
-            left[c] = prefix[c]
         left_count += counts[b]
         if not constrained or (left_count >= min_leaf and n - left_count >= min_leaf):
-            value = survivors.boundary_scores[base + b]  # the score of these left weights
+            value = boundary_scores[b]  # the score of these left weights
             if value < best:
                 best, best_rank, right_rank, best_bin = value, -1, -1, b
-                out_left[:] = left
+                out_left[:] = prefix
                 limit = min(limit, best + survivors.margin)
     out.scores[j], out.ranks[j, 0], out.ranks[j, 1], out.boundary[j] = \
         best, best_rank, right_rank, best_bin
