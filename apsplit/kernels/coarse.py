@@ -720,10 +720,10 @@ def _feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, scra
     if totals.shape[0] != 2:
         return generic_feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least,
                                       vectors)
+    widest = 1  # the inner vertices only where a bin holds two values or more
+    for b in range(lo, hi):
+        widest = max(widest, sums.span[b])
     if n > hi - lo:  # no bin need be empty: every bin, in vectorized loops
-        widest = 1  # the inner vertices only where a bin holds two values or more
-        for b in range(lo, hi):
-            widest = max(widest, sums.span[b])
         _two_class_scores(sums.weights, lo, hi - lo, None, totals, crit, scratch, widest >= 2)
         return _two_class_bounds(sums, lo, hi - lo, None, n, min_leaf, whole, scratch, bins,
                                  least)
@@ -733,9 +733,6 @@ def _feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, scra
     for b in range(lo, hi):
         listed[m] = b
         m += sums.counts[b] != 0
-    widest = 1
-    for i in range(m):
-        widest = max(widest, sums.span[listed[i]])
     _two_class_scores(sums.weights, lo, m, listed, totals, crit, scratch, widest >= 2)
     return _two_class_bounds(sums, lo, m, listed, n, min_leaf, whole, scratch, bins, least)
 
