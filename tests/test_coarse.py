@@ -269,10 +269,10 @@ def test_two_class_feature_bounds_are_the_generic_bounds(criterion, m, min_leaf,
     for bounds_of in ("_feature_bounds", "generic_feature_bounds"):
         out = coarse.BinBounds(np.full(m, np.nan), np.full(m, np.nan))
         least = np.full(1, np.nan)
-        extra = (np.full((4, m + 1), np.nan), np.full(m, -1)) \
-            if bounds_of == "_feature_bounds" else ()
+        scratch = coarse.BoundsScratch(np.full((4, m + 1), np.nan), np.full(m, -1), vectors) \
+            if bounds_of == "_feature_bounds" else vectors
         boundary = getattr(coarse, bounds_of)(sums, 0, totals, whole, n, crit, min_leaf, out,
-                                              least, *extra, vectors)
+                                              least, scratch)
         results.append((boundary, out, least[0]))
     (fast, fast_bins, fast_least), (generic, generic_bins, generic_least) = results
     assert fast == generic
@@ -307,7 +307,8 @@ def test_two_class_bounds_of_the_nonempty_bins_listed_are_every_bins_bounds(crit
         scratch = np.full((4, m + 1), np.nan)
         if isinstance(listed, str):
             boundary = coarse._feature_bounds(sums, 0, totals, whole, n, crit, min_leaf, out,
-                                              least, scratch, np.full(m, -1), vectors)
+                                              least, coarse.BoundsScratch(scratch, np.full(m, -1),
+                                                                          vectors))
         else:
             if listed is not None:
                 out.boundary[:], out.inner[:] = np.inf, np.inf  # as _feature_bounds sets them

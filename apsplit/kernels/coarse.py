@@ -106,6 +106,13 @@ BinBounds = namedtuple("BinBounds", [
                  # node's coarse sums are a two-level feature's canonical sums (``stats``)
 ])
 
+BoundsScratch = namedtuple("BoundsScratch", [
+    # a lane's scratch for ``_feature_bounds``, sized for its widest feature (w bins)
+    "scores",   # (4, w + 1): ``_two_class_scores``' rows
+    "listed",   # (w,) int64: a small node's nonempty bins
+    "vectors",  # (4, C): class vectors (``generic_feature_bounds``, f(T))
+])
+
 BinSums = namedtuple("BinSums", [
     # what a feature's bounds read, and no more: a call per feature is passed every
     # field of the records it takes, and CoarseBins has 16
@@ -703,8 +710,7 @@ def _two_class_bounds(sums, lo, m, listed, n, min_leaf, whole, scratch, bins, le
 
 
 @njit(cache=True)
-def _feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, scratch, listed,
-                    vectors):
+def _feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, scratch):
     """Feature k's least admissible boundary score (+inf if none), into ``bins`` (a
     ``BinBounds``) each of its bins' boundary score and a lower bound on its inner
     splits (``inner_bound``; +inf for a bin without two of the node's examples and two
@@ -713,19 +719,19 @@ def _feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, scra
     ``_two_class_scores`` and ``_two_class_bounds``, over the bins that hold the node's
     rows only, listed, where its n rows are at most k's bins (a small node's scores
     then cost its rows, not the feature's bins: at higgs7k's nodes of 6-64 rows the
-    bounds took 8-10 microseconds against 22, docs/benchmarks.md); more:
-    ``generic_feature_bounds``.  ``scratch``, ``listed``, ``vectors``: (4, k's bins + 1),
-    (k's bins,) and (4, C) scratch."""
+    bounds took 8-10 microseconds against 22, a probe in docs/benchmarks.md); more:
+    ``generic_feature_bounds``.  ``scratch``: a ``BoundsScratch``."""
     lo, hi = sums.offsets[k], sums.offsets[k + 1]
+    scores, listed = scratch.scores, scratch.listed
     if totals.shape[0] != 2:
         return generic_feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least,
-                                      vectors)
+                                      scratch.vectors)
     widest = 1  # the inner vertices only where a bin holds two values or more
     for b in range(lo, hi):
         widest = max(widest, sums.span[b])
     if n > hi - lo:  # no bin need be empty: every bin, in vectorized loops
-        _two_class_scores(sums.weights, lo, hi - lo, None, totals, crit, scratch, widest >= 2)
-        return _two_class_bounds(sums, lo, hi - lo, None, n, min_leaf, whole, scratch, bins,
+        _two_class_scores(sums.weights, lo, hi - lo, None, totals, crit, scores, widest >= 2)
+        return _two_class_bounds(sums, lo, hi - lo, None, n, min_leaf, whole, scores, bins,
                                  least)
     bins.boundary[lo:hi] = math.inf
     bins.inner[lo:hi] = math.inf
@@ -733,8 +739,8 @@ def _feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, scra
     for b in range(lo, hi):
         listed[m] = b
         m += sums.counts[b] != 0
-    _two_class_scores(sums.weights, lo, m, listed, totals, crit, scratch, widest >= 2)
-    return _two_class_bounds(sums, lo, m, listed, n, min_leaf, whole, scratch, bins, least)
+    _two_class_scores(sums.weights, lo, m, listed, totals, crit, scores, widest >= 2)
+    return _two_class_bounds(sums, lo, m, listed, n, min_leaf, whole, scores, bins, least)
 
 
 @njit(cache=True)
@@ -795,13 +801,13 @@ def _bounds_lane(sums, feats, categorical, totals, n, crit, min_leaf, bins, boun
     widest = 0
     for j in range(feats.shape[0]):
         widest = max(widest, sums.offsets[feats[j] + 1] - sums.offsets[feats[j]])
-    scratch, vectors = np.empty((4, widest + 1)), np.zeros((4, totals.shape[0]))
-    listed = np.empty(widest, np.int64)
-    whole = _split_score(crit, vectors[0], totals, vectors[1])
+    scratch = BoundsScratch(np.empty((4, widest + 1)), np.empty(widest, np.int64),
+                            np.zeros((4, totals.shape[0])))
+    whole = _split_score(crit, scratch.vectors[0], totals, scratch.vectors[1])
     for j in range(feats.shape[0]):
         if not categorical[feats[j]]:
             boundary[j] = _feature_bounds(sums, feats[j], totals, whole, n, crit, min_leaf, bins,
-                                          least[j:j + 1], scratch, listed, vectors)
+                                          least[j:j + 1], scratch)
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)

@@ -172,9 +172,10 @@ def _next_in(hist_f, t, end):
 
 @njit(cache=True, inline='always')
 def _evaluation_vectors(totals, count):
-    """(``count`` zeroed class vectors in one allocation, a row each: one allocation,
-    not ``count``, 0.24 us less a survivor of nine; the node's weight), for
-    ``_full_split``'s left, right and (zero) unseen weights and a walk's sums."""
+    """(``count`` zeroed class vectors, a row each of one allocation, the node's weight),
+    for ``_full_split``'s left, right and (zero) unseen weights and a walk's sums (one
+    allocation, not ``count``: part of a survivor's walk going 1.83 -> 1.56 us, a probe in
+    docs/benchmarks.md)."""
     seen_total = 0.0
     for c in range(totals.shape[0]):
         seen_total += totals[c]
