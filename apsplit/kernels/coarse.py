@@ -276,7 +276,7 @@ def _clear(coarse, feats, hist):
                 hist.weights[b, c] = 0.0
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def is_two_level(coarse, k):
     """Whether feature k is two-level (``BinnedData.two_level``): only a two-level
     feature's coarse bins list its rows by rank (``by_rank``)."""
@@ -329,7 +329,7 @@ NodeRows = namedtuple("NodeRows", [
 ])
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def _is_listed(coarse, k, n):
     """Whether feature k's histogram at a node of n rows is summed from its other rows."""
     return coarse.dominant[k] >= 0 and \
@@ -539,7 +539,7 @@ def margin(crit_classes, error, n, node_weight, tie):
     return tie + 4.0 * delta
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def _split_score(crit, left, totals, right):
     """f(L) + f(T - L) (``criteria.split_value``, inlined: no array-passing call)."""
     for c in range(left.shape[0]):
@@ -547,7 +547,7 @@ def _split_score(crit, left, totals, right):
     return split_value(crit, TIGHT, left, right, right, 0.0, False)[0]
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def box_bound(crit, low, high, totals, limit, left, right):
     """A lower bound on f(L) + f(T - L) over the box low <= L <= high (componentwise):
     the least value at its vertices for C <= MAX_VERTEX_CLASSES (the score is concave
@@ -583,7 +583,7 @@ def _two_class_box_bound(crit, low0, low1, high0, high1, t0, t1, limit):
                two_class_split(crit, low0, high1, t0, t1, W))
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def _other_vertices(crit, prefix, high, totals, left, right):
     """The least score at the vertices of the box ``prefix`` <= L <= ``high`` other than
     its corners P and P + B, for C <= MAX_VERTEX_CLASSES; for more classes
@@ -601,7 +601,7 @@ def _other_vertices(crit, prefix, high, totals, left, right):
     return best
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def inner_bound(crit, prefix, high, totals, before, after, left, right):
     """A lower bound on the score of a split inside a coarse bin whose left weights
     range over the box ``prefix`` <= L <= ``high`` (P, the bins before it, and P + B):
