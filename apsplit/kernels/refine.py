@@ -53,9 +53,10 @@ The helpers the walks call per bin or per rank and that take arrays or records
 ``coarse.is_two_level`` per feature; so too ``coarse``'s and ``build``'s) are
 plain calls, not inlined by numba (``inline='always'``): numba's inlining binds
 every array argument, and every array of a record, to a new reference, an atomic
-reference-count update on entry and on exit at each call.  On a Zen 1 machine these updates took 22% of
-higgs7k's trees, 16% once these helpers were calls (perf samples; the trees are
-the same bit for bit).  Helpers of scalars stay inlined.
+reference-count update on entry and on exit at each call.  On a Zen 1 machine
+these updates took 22% of higgs7k's trees, 16% once these helpers were calls
+(perf samples, a probe: docs/benchmarks.md; the trees are the same bit for bit).
+Helpers of scalars stay inlined.
 """
 
 import math
