@@ -541,7 +541,7 @@ def margin(crit_classes, error, n, node_weight, tie):
 
 @njit(cache=True)
 def _split_score(crit, left, totals, right):
-    """f(L) + f(T - L) (``criteria.split_value``, inlined: no array-passing call)."""
+    """f(L) + f(T - L) (``criteria.split_value``, inlined into this call)."""
     for c in range(left.shape[0]):
         right[c] = totals[c] - left[c]
     return split_value(crit, TIGHT, left, right, right, 0.0, False)[0]

@@ -112,7 +112,7 @@ def impurity(crit, z):
     return max(acc, 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def split_value(crit, bounds, left, right, unseen_cls, unseen, want_ub):
     """(f(L) + f(R), upper bound on the split's final value) in one pass over the classes.
 
