@@ -442,14 +442,14 @@ def _children_histograms(pre, data, task, seg_i, n_left, node, left, right, sear
     slot_of[left], slot_of[right] = (small, parent) if left_smaller else (parent, small)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sparse_entry(csr_indptr, csr_features, i, k):
     """Position of column k in row i of a CSR matrix with sorted indices, or -1."""
     e = bisect_left(csr_features, csr_indptr[i], csr_indptr[i + 1], k)
     return e if e < csr_indptr[i + 1] and csr_features[e] == k else -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _among(items, start, end, x):
     """x is one of the sorted items[start:end]."""
     j = bisect_left(items, start, end, x)

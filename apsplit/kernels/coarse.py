@@ -276,14 +276,14 @@ def _clear(coarse, feats, hist):
                 hist.weights[b, c] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_two_level(coarse, k):
     """Whether feature k is two-level (``BinnedData.two_level``): only a two-level
     feature's coarse bins list its rows by rank (``by_rank``)."""
     return coarse.bin_rows[coarse.offsets[k + 1]] > coarse.bin_rows[coarse.offsets[k]]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sum_in_order(codes, w_node, y_node, weights, counts):
     for p in range(codes.shape[0]):
         b = np.intp(codes[p])
@@ -291,7 +291,7 @@ def _sum_in_order(codes, w_node, y_node, weights, counts):
         counts[b] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sum_in_lanes(codes, w_node, y_node, weights, counts, lane_weights, lane_counts):
     """Row p into lane p mod 4, the lanes added pairwise at the end: four independent
     chains of adds where one bin holds most rows (few values, or one dominant value),
@@ -329,14 +329,14 @@ NodeRows = namedtuple("NodeRows", [
 ])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _is_listed(coarse, k, n):
     """Whether feature k's histogram at a node of n rows is summed from its other rows."""
     return coarse.dominant[k] >= 0 and \
         LISTED_ROW_COST * (coarse.other_offsets[k + 1] - coarse.other_offsets[k]) <= n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sum_listed(coarse, k, node, weights, counts, sums):
     """A listed feature's histogram from its rows outside the dominant bin (the node's
     weights and marks of every row of X, 0 outside it: adding 0.0 changes no sum), then
@@ -354,7 +354,7 @@ def _sum_listed(coarse, k, node, weights, counts, sums):
                   sums)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _add_the_rest(weights, counts, d, totals, n, stored):
     """Add to bin d of one feature's histogram (``weights``, ``counts``: its bins) the node's
     n rows not counted in it: the counts exactly, the weights as the node's class
@@ -539,7 +539,7 @@ def margin(crit_classes, error, n, node_weight, tie):
     return tie + 4.0 * delta
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _split_score(crit, left, totals, right):
     """f(L) + f(T - L) (``criteria.split_value``, inlined into this call)."""
     for c in range(left.shape[0]):
@@ -547,7 +547,7 @@ def _split_score(crit, left, totals, right):
     return split_value(crit, TIGHT, left, right, right, 0.0, False)[0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def box_bound(crit, low, high, totals, limit, left, right):
     """A lower bound on f(L) + f(T - L) over the box low <= L <= high (componentwise):
     the least value at its vertices for C <= MAX_VERTEX_CLASSES (the score is concave
@@ -583,7 +583,7 @@ def _two_class_box_bound(crit, low0, low1, high0, high1, t0, t1, limit):
                two_class_split(crit, low0, high1, t0, t1, W))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _other_vertices(crit, prefix, high, totals, left, right):
     """The least score at the vertices of the box ``prefix`` <= L <= ``high`` other than
     its corners P and P + B, for C <= MAX_VERTEX_CLASSES; for more classes
@@ -601,7 +601,7 @@ def _other_vertices(crit, prefix, high, totals, left, right):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def inner_bound(crit, prefix, high, totals, before, after, left, right):
     """A lower bound on the score of a split inside a coarse bin whose left weights
     range over the box ``prefix`` <= L <= ``high`` (P, the bins before it, and P + B):
@@ -642,7 +642,7 @@ def _scores_at(crit, prefix0, prefix1, t0, t1, after, inner, inner_too):
                            two_class_split(crit, prefix0[i], prefix1[i + 1], t0, t1, W))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _two_class_scores(weights, lo, m, listed, totals, crit, scratch, inner_too):
     """For two classes, each of m coarse bins, lo .. lo + m - 1 or, when ``listed`` is
     given (not None), the bins ``listed[:m]`` (class weights B, P those of the bins
@@ -677,7 +677,7 @@ def _two_class_scores(weights, lo, m, listed, totals, crit, scratch, inner_too):
         _scores_at(crit, prefix0, prefix1, t0, t1, after, inner, inner_too)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _two_class_bounds(sums, lo, m, listed, n, min_leaf, whole, scratch, bins, least):
     """``_feature_bounds`` of two classes, from ``_two_class_scores``' ``scratch`` for the
     same m bins (lo .. lo + m - 1, or ``listed[:m]``): one pass over the bins with
@@ -709,7 +709,7 @@ def _two_class_bounds(sums, lo, m, listed, n, min_leaf, whole, scratch, bins, le
     return boundary
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, scratch):
     """Feature k's least admissible boundary score (+inf if none), into ``bins`` (a
     ``BinBounds``) each of its bins' boundary score and a lower bound on its inner
@@ -743,7 +743,7 @@ def _feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, scra
     return _two_class_bounds(sums, lo, m, listed, n, min_leaf, whole, scores, bins, least)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def generic_feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, least, vectors):
     """``_feature_bounds`` of any number of classes, bin by bin: each boundary scored by
     ``stats._full_split``, the inner vertices (``inner_bound``) only where there is an
@@ -775,7 +775,8 @@ def generic_feature_bounds(sums, k, totals, whole, n, crit, min_leaf, bins, leas
         if counts[b] >= 2 and sums.span[b] >= 2:
             bins.inner[b] = inner_bound(crit, prefix, high, totals, before, after, left, right)
             least[0] = min(least[0], bins.inner[b])
-        prefix[:] = high
+        for c in range(C):
+            prefix[c] = high[c]
         before = after
     return boundary
 

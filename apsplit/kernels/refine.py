@@ -48,15 +48,17 @@ depend on the threads where the limit pruned it, but the optimum's row and those
 within the tie window of it are never pruned: the split chosen from them
 (``search.run_exhaustive``) is the same for any thread count.
 
-The helpers the walks call per bin or per rank and that take arrays or records
-(``_present``, ``_next_in``, ``stats._full_split``, ``coarse.box_bound``, and
-``coarse.is_two_level`` per feature; so too ``coarse``'s and ``build``'s) are
-plain calls, not inlined by numba (``inline='always'``): numba's inlining binds
-every array argument, and every array of a record, to a new reference, an atomic
-reference-count update on entry and on exit at each call.  On a Zen 1 machine
-these updates took 22% of higgs7k's trees, 16% once these helpers were calls
-(perf samples, a probe: docs/benchmarks.md; the trees are the same bit for bit).
-Helpers of scalars stay inlined.
+The walks (``refined_best`` and what it calls: ``_present``, ``_next_in``,
+``stats._full_split``, ``coarse.box_bound``, ...) are compiled without numba's
+reference counting (``_nrt=False``), as ``search``'s per-batch loops are.  A
+function compiled with it updates the count of each array it is passed, and of
+every array of a record, on entry and on exit (atomic adds), unless numba's
+pruning pass removes the pair, which it did not in these branching loops: on a
+Zen 1 machine the updates took 18% of higgs7k's trees, most of them in
+``box_bound`` (per run of ranks) and in the per-feature calls taking the
+engine's records (perf samples and their callers, a probe: docs/benchmarks.md).
+So the walks allocate nothing: each lane's vectors, bin flags and listed rows
+(``LaneScratch``) are allocated per node by ``refine_survivors``.
 """
 
 import math
@@ -65,13 +67,20 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .coarse import box_bound, is_two_level
+from .coarse import MAX_COARSE, box_bound, is_two_level
 from .lanes import PRANGE_ONLY, deal, lane_count, share
 from .stats import _full_split, canonical_pass
 from .unsigned import u
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def _copy(source, target):
+    """``target[:] = source`` (a slice assignment needs numba's reference counting)."""
+    for c in range(source.shape[0]):
+        target[c] = source[c]
+
+
+@njit(cache=True, _nrt=False)
 def _present(hist_f, t):
     for c in range(hist_f.shape[1]):
         if hist_f[t, c] != 0.0:
@@ -99,6 +108,15 @@ def new_refined(n_survivors, n_classes):
     return Refined(np.full(n_survivors, math.inf), np.full((n_survivors, 2), -1, np.int64),
                    np.full(n_survivors, -1, np.int64), np.zeros((n_survivors, n_classes)),
                    np.zeros(n_survivors, np.int64))
+
+
+class LaneScratch(NamedTuple):
+    """One lane's scratch for ``refined_best``, allocated per node by ``refine_survivors``
+    (so that the walks, compiled without reference counting, allocate nothing)."""
+
+    vectors: np.ndarray  # (9, C) class vectors: a walk's left, right, sums, bounds' scratch
+    flagged: np.ndarray  # (MAX_COARSE,) uint8: a feature's coarse bins within the limit
+    listed: np.ndarray   # (n,) positions in the node of the rows of its flagged bins
 
 
 class Survivors(NamedTuple):
@@ -162,7 +180,7 @@ def weights_in_node(index_order, w, n_threads):
     return row_w
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _weights_of_share(rows, w, lo, out):
     """``out`` (rows lo .. of X) zeroed, then ``w[i]`` at each of ``rows``."""
     out[:] = 0.0
@@ -171,7 +189,7 @@ def _weights_of_share(rows, w, lo, out):
         out[i - lo] = w[i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _next_in(hist_f, t, end):
     """The first present rank above t and below ``end``, or ``end``."""
     t += 1
@@ -181,25 +199,24 @@ def _next_in(hist_f, t, end):
 
 
 @njit(cache=True, inline='always')
-def _evaluation_vectors(totals, count):
-    """(``count`` zeroed class vectors, a row each of one allocation, the node's weight),
-    for ``_full_split``'s left, right and (zero) unseen weights and a walk's sums (one
-    allocation, not ``count``: part of a survivor's walk going 1.83 -> 1.56 us, a probe in
-    docs/benchmarks.md)."""
+def _evaluation_vectors(totals, vectors):
+    """The node's weight, with ``vectors`` (the lane's ``LaneScratch.vectors``) zeroed:
+    ``_full_split``'s left, right and (zero) unseen weights and a walk's sums."""
+    vectors[:, :] = 0.0
     seen_total = 0.0
     for c in range(totals.shape[0]):
         seen_total += totals[c]
-    return np.zeros((count, totals.shape[0])), seen_total
+    return seen_total
 
 
-@njit(cache=True)
-def _list_flagged(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
+@njit(cache=True, _nrt=False)
+def _list_flagged(data, task, coarse, survivors, k, flagged, hist_f, counts_f, listed):
     """The rows of feature k's flagged coarse bins (``flagged``: 1 per coarse bin) summed
     into their exact ranks (``hist_f``; ``counts_f`` their examples, under a minimum leaf
     size), in index order.  A node of most rows (``survivors.row_w``) reads them from the
     rows sorted by rank (``_sum_flagged_by_rank``); another lists them, branch-free, in
-    one pass over its rows' coarse bins (none if no bin is flagged), then takes the
-    listed rows only."""
+    one pass over its rows' coarse bins (none if no bin is flagged) into ``listed``
+    (n positions), then takes the listed rows only."""
     index_order, w, y = task.index_order, task.w, task.y
     n = index_order.shape[0]
     base, end = coarse.offsets[k], coarse.offsets[k + 1]
@@ -212,9 +229,8 @@ def _list_flagged(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
     any_flagged = False
     for b in range(end - base):
         any_flagged = any_flagged or flagged[b] != 0
-    listed = np.empty(n if any_flagged else 0, np.int64)
     n_listed = 0
-    for p in range(listed.shape[0]):
+    for p in range(n if any_flagged else 0):
         listed[n_listed] = p
         n_listed += flagged[coarse_codes[u(index_order[p])]]
     for q in range(n_listed):
@@ -225,7 +241,7 @@ def _list_flagged(data, task, coarse, survivors, k, flagged, hist_f, counts_f):
             counts_f[r] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sum_flagged_by_rank(coarse, base, end, flagged, codes, y, row_w, hist_f, counts_f,
                          constrained):
     """The rows of each flagged coarse bin of a two-level feature (its bins base .. end - 1)
@@ -245,18 +261,17 @@ def _sum_flagged_by_rank(coarse, base, end, flagged, codes, y, row_w, hist_f, co
                 counts_f[r] += 1
 
 
-@njit(cache=True)
-def _flags(survivors, base, nb, limit):
-    """1 for each of the nb coarse bins from ``base`` whose bound is within ``limit``."""
-    flagged = np.empty(nb, np.uint8)
-    bounds = survivors.bounds[base:base + nb]  # out of the tuple: no reference count per bin
-    for b in range(nb):
-        flagged[b] = bounds[b] <= limit
-    return flagged
+@njit(cache=True, _nrt=False)
+def _flag(survivors, base, limit, flagged):
+    """``flagged[b]`` = 1 for each of the coarse bins from ``base`` whose bound is within
+    ``limit``, else 0."""
+    bounds = survivors.bounds
+    for b in range(flagged.shape[0]):
+        flagged[b] = bounds[base + b] <= limit
 
 
-@njit(cache=True)
-def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
+@njit(cache=True, _nrt=False)
+def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j, scratch):
     """``refined_best`` of a two-level feature k: its best split among its coarse
     boundaries and the inner splits of its bins within ``limit``, an inner split by its
     ranks, a boundary by its coarse bin (``boundary_ranks`` gives its ranks).  Inside
@@ -275,16 +290,16 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
     n = task.index_order.shape[0]
     crit, bounds, min_leaf = task.crit, task.bounds, task.min_leaf
     constrained = min_leaf > 1
-    flagged = _flags(survivors, base, nb, limit)
-    _list_flagged(data, task, coarse, survivors, k, flagged, hist_f, counts_f)
+    flagged = scratch.flagged[:nb]
+    _flag(survivors, base, limit, flagged)
+    _list_flagged(data, task, coarse, survivors, k, flagged, hist_f, counts_f, scratch.listed)
     sums, counts = survivors.bin_weights[base:base + nb], survivors.node_counts[base:base + nb]
-    # the arrays out of their tuples before the loop: read from a tuple in it, an array
-    # costs a reference count update per use
     spans, boundary_scores = coarse.span[base:base + nb], survivors.boundary_scores[base:base + nb]
-    vectors, seen_total = _evaluation_vectors(totals, 9)
+    vectors = scratch.vectors
+    seen_total = _evaluation_vectors(totals, vectors)
     left, right, no_unseen, prefix, inner = vectors[0], vectors[1], vectors[2], vectors[3], \
         vectors[4]
-    before, low, high, scratch = vectors[5], vectors[6], vectors[7], vectors[8]
+    before, low, high, spare = vectors[5], vectors[6], vectors[7], vectors[8]
     out_left = out.lefts[j]
     last = nb - 1
     while last >= 0 and counts[last] == 0:
@@ -321,7 +336,7 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
                         inner_count += counts_f[q]
                 for c in range(C):
                     high[c] = prefix[c] + inner[c]
-                if box_bound(crit, low, high, totals, limit, scratch, right) > limit:
+                if box_bound(crit, low, high, totals, limit, spare, right) > limit:
                     t = stop
                     continue
                 for c in range(C):  # it may win: the same running sums again, evaluated
@@ -345,7 +360,7 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
                     if value < best:
                         best, best_rank, best_bin = value, q, -1
                         right_rank = _next_in(hist_f, q, end)
-                        out_left[:] = left
+                        _copy(left, out_left)
                         limit = min(limit, best + survivors.margin)
                 t = stop
         if flagged[b]:
@@ -364,15 +379,15 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j):
             value = boundary_scores[b]  # the score of these left weights
             if value < best:
                 best, best_rank, right_rank, best_bin = value, -1, -1, b
-                out_left[:] = prefix
+                _copy(prefix, out_left)
                 limit = min(limit, best + survivors.margin)
     out.scores[j], out.ranks[j, 0], out.ranks[j, 1], out.boundary[j] = \
         best, best_rank, right_rank, best_bin
     out.walked[j] = walked
 
 
-@njit(cache=True)
-def _one_level_best(data, work, task, coarse, survivors, k, limit, out, j):
+@njit(cache=True, _nrt=False)
+def _one_level_best(data, work, task, coarse, survivors, k, limit, out, j, scratch):
     """``refined_best`` of a one-level feature k (its canonical sums: the running sums over
     its ranks): its best split among its coarse boundaries and the inner splits of its
     bins within ``limit``.  Leaves the workspace ``work`` zeroed."""
@@ -382,8 +397,9 @@ def _one_level_best(data, work, task, coarse, survivors, k, limit, out, j):
     off = bin_offsets[k]
     n_bins = bin_offsets[k + 1] - off
     counting = min_leaf > 1
+    vectors = scratch.vectors
     canonical_pass(data, work, task, k, np.uint8(0), work.present,  # uint8: the search's `listed`
-                   np.zeros((0, totals.shape[0])))
+                   vectors[:0])
     hist_f = hist[off:off + n_bins]
     counts_f = counts[off:off + n_bins]
     of_rank = coarse.of_rank[off:off + n_bins]
@@ -396,7 +412,7 @@ def _one_level_best(data, work, task, coarse, survivors, k, limit, out, j):
         first += 1
     while last > first and not _present(hist_f, last):
         last -= 1
-    vectors, seen_total = _evaluation_vectors(totals, 3)
+    seen_total = _evaluation_vectors(totals, vectors)
     left, right, no_unseen = vectors[0], vectors[1], vectors[2]
     out_left = out.lefts[j]
     best = math.inf
@@ -423,7 +439,7 @@ def _one_level_best(data, work, task, coarse, survivors, k, limit, out, j):
             best_rank = t
             while not _present(hist_f, best_rank):  # the bin's last present rank: same split
                 best_rank -= 1
-            out_left[:] = left
+            _copy(left, out_left)
             limit = min(limit, best + survivors.margin)
     right_rank = -1
     if best_rank >= 0:
@@ -440,20 +456,20 @@ def _one_level_best(data, work, task, coarse, survivors, k, limit, out, j):
     out.walked[j] = walked
 
 
-@njit(cache=True)
-def refined_best(data, work, task, coarse, survivors, j, limit, out):
+@njit(cache=True, _nrt=False)
+def refined_best(data, work, task, coarse, survivors, j, limit, out, scratch):
     """Row j of ``out`` (a ``Refined``): the best split of survivor j (a dense numeric
     feature) in ``task``'s node among its coarse boundaries and the inner splits of its
     bins whose bound is within ``limit``, a split by its ranks or a two-level feature's
     boundary by its coarse bin (``boundary_ranks`` gives its ranks), with its score and
     left class weights (+inf and -1s if none).  Each split it finds lowers the limit of
     the bins and runs after it to its score plus the margin (``coarse.survivors``).
-    Leaves the workspace ``work`` zeroed."""
+    Leaves the workspace ``work`` zeroed; ``scratch``: the lane's ``LaneScratch``."""
     k = survivors.features[j]
     if data.two_level[k]:
-        _two_level_best(data, work, task, coarse, survivors, k, limit, out, j)
+        _two_level_best(data, work, task, coarse, survivors, k, limit, out, j, scratch)
     else:
-        _one_level_best(data, work, task, coarse, survivors, k, limit, out, j)
+        _one_level_best(data, work, task, coarse, survivors, k, limit, out, j, scratch)
 
 
 @njit(cache=True)
@@ -497,22 +513,24 @@ def _pass_costs(data, task, coarse, survivors):
     return costs
 
 
-@njit(cache=True)
-def _refine_lane(data, work, task, coarse, survivors, out, lane, lane_of, published):
+@njit(cache=True, _nrt=False)
+def _refine_lane(data, work, task, coarse, survivors, out, lane, lane_of, published, scratch):
     """``refined_best`` of the survivors dealt to ``lane`` (``lane_of``), in order, each under the
     least limit found so far: the node's, lowered to a found split's score plus the
     margin (``coarse.survivors``), by this lane or by another (``published[l]``: lane
     l's limit).  Each published value is a limit, whenever it is read; which one a lane
     reads depends on the threads' timing, and so may a pruned survivor's row, but not
     the rows of the optimum and the splits within the tie window of it: those are
-    never pruned (``coarse.survivors``), so neither is the split chosen."""
+    never pruned (``coarse.survivors``), so neither is the split chosen.  ``scratch``:
+    every lane's ``LaneScratch``, of which it takes its own."""
+    own = LaneScratch(scratch.vectors[lane], scratch.flagged[lane], scratch.listed[lane])
     limit = survivors.limit
     for j in range(survivors.features.shape[0]):
         if lane_of[j] != lane:
             continue
         for other in range(published.shape[0]):
             limit = min(limit, published[other])
-        refined_best(data, work, task, coarse, survivors, j, limit, out)
+        refined_best(data, work, task, coarse, survivors, j, limit, out, own)
         limit = min(limit, out.scores[j] + survivors.margin)
         published[lane] = limit
 
@@ -525,12 +543,15 @@ def refine_survivors(data, work, task, coarse, survivors, out, n_threads):
     F = survivors.features.shape[0]
     lanes = lane_count(n_threads, F, F * task.index_order.shape[0])
     published = np.full(lanes, survivors.limit)
+    scratch = LaneScratch(np.empty((lanes, 9, survivors.totals.shape[0])),
+                          np.empty((lanes, MAX_COARSE), np.uint8),
+                          np.empty((lanes, task.index_order.shape[0]), np.int64))
     if lanes == 1:
         _refine_lane(data, work, task, coarse, survivors, out, np.int64(0),
-                     np.zeros(F, np.int64), published)
+                     np.zeros(F, np.int64), published, scratch)
     else:
         lane_of = deal(_pass_costs(data, task, coarse, survivors), lanes)
         # prange's index is unsigned: cast, or the callee compiles twice
         for lane in prange(lanes):
             _refine_lane(data, work, task, coarse, survivors, out, np.int64(lane), lane_of,
-                         published)
+                         published, scratch)

@@ -158,7 +158,7 @@ def class_totals(index_order, w, y, n_classes):
     return totals
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def two_class_totals(index_order, w, y):
     """``class_totals`` of two classes, in two registers: each row adds its weight to
     its class's sum and 0.0 to the other's (x + 0 = x for x >= 0), so the sums are the
@@ -715,7 +715,7 @@ def _next_present(listed, present, off, n_present, hist, n_bins, t, j):
     return t if t < n_bins else -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _full_split(crit, bounds, left, right, seen_cls, seen_total, unseen_cls, unseen):
     """The exact score f(L) + f(T - L) of a fully assessed split, as ``scan`` computes it:
     for two classes by ``two_class_split`` (the same value without arrays), else by
@@ -725,7 +725,7 @@ def _full_split(crit, bounds, left, right, seen_cls, seen_total, unseen_cls, uns
     return generic_full_split(crit, bounds, left, right, seen_cls, seen_total, unseen_cls, unseen)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def generic_full_split(crit, bounds, left, right, seen_cls, seen_total, unseen_cls, unseen):
     """``_full_split`` for any number of classes (``right``: scratch)."""
     if crit == ERROR:
@@ -789,7 +789,7 @@ def _next_listed(rank, present, off, n_present, zero_rank, has_zero):
     return nxt
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _error_split(bounds, left, seen_cls, seen_total, unseen_cls, unseen, want_ub):
     """``criteria.split_value`` for the error criterion, in one pass over the classes.
 
