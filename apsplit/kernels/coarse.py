@@ -50,6 +50,11 @@ parent minus smaller, adds both histograms' eta and one rounding per bin
 (u W_parent per prefix); the canonical sums (``stats``: one-level, or
 two-level through the node's coarse bins) have eta <= (n + 2 MAX_COARSE) u W
 beyond the histogram's own, so eta = error + (2 n + 2 MAX_COARSE) u W bounds both.
+
+The helpers called per feature or per bin (the bounds, the sums into a
+feature's bins, ``is_two_level``, ``_is_listed``) are compiled without numba's
+reference counting (``_nrt=False``; why: ``refine``'s docstring) and so
+allocate nothing; the kernels that call them per node allocate their scratch.
 """
 
 import math

@@ -49,7 +49,10 @@ small records of the arrays they read (``Column``, ``Stream``, ``Seen``,
 ``Rule``), which the search builds per call: an ordinary kernel updates the
 reference count of every array it is passed, and passing the search's whole
 records (some 60 arrays) made quick and adaptive 1.2x slower; compiled
-without reference counting instead, these loops ran 1.3-2x slower.
+without reference counting instead, these loops ran 1.3-2x slower.  The scores
+of one split (``_full_split``, ``generic_full_split``, ``_error_split``) and
+``two_class_totals`` are compiled without it: the exhaustive search's walks call
+them per rank (``refine``'s docstring says what the counts cost there).
 """
 
 import math
