@@ -49,8 +49,8 @@ within the tie window of it are never pruned: the split chosen from them
 (``search.run_exhaustive``) is the same for any thread count.
 
 The walks (``refined_best`` and what it calls: ``_present``, ``_next_in``,
-``stats._full_split``, ``coarse.box_bound``, ...) are compiled without numba's
-reference counting (``_nrt=False``), as ``search``'s per-batch loops are.  A
+``stats._full_split`` inlined, ``coarse.box_bound``, ...) are compiled without
+numba's reference counting (``_nrt=False``), as ``search``'s per-batch loops are.  A
 function compiled with it updates the count of each array it is passed, and of
 every array of a record, on entry and on exit (atomic adds), unless numba's
 pruning pass removes the pair, which it did not in these branching loops: on a
@@ -261,6 +261,31 @@ def _sum_flagged_by_rank(coarse, base, end, flagged, codes, y, row_w, hist_f, co
                 counts_f[r] += 1
 
 
+@njit(cache=True, inline='always')
+def _add_ranks(hist_f, lo, hi, sums):
+    """``sums[c] += hist_f[q, c]`` for the ranks q = lo .. hi - 1 in that order, class by
+    class: the same additions in the same order as rank by rank (each class's sum is its
+    own), each class's running sum in a register rather than stored at every rank."""
+    for c in range(sums.shape[0]):
+        s = sums[c]
+        for q in range(lo, hi):
+            s += hist_f[q, c]
+        sums[c] = s
+
+
+@njit(cache=True, _nrt=False)
+def _zero_ranks(hist_f, counts_f, lo, hi, counted):
+    """Zero the ranks lo .. hi - 1 of a feature's workspace (``counts_f`` too if
+    ``counted``): one contiguous block of ``hist_f``, cleared in one loop (rank by rank,
+    LLVM called memset once per rank)."""
+    flat = hist_f[lo:hi].reshape(-1)
+    for x in range(flat.shape[0]):
+        flat[x] = 0.0
+    if counted:
+        for t in range(lo, hi):
+            counts_f[t] = 0
+
+
 @njit(cache=True, _nrt=False)
 def _flag(survivors, base, limit, flagged):
     """``flagged[b]`` = 1 for each of the coarse bins from ``base`` whose bound is within
@@ -329,10 +354,9 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j, scrat
                 for c in range(C):
                     before[c] = inner[c]
                     low[c] = prefix[c] + inner[c]
-                for q in range(t, stop):
-                    for c in range(C):
-                        inner[c] += hist_f[q, c]
-                    if constrained:
+                _add_ranks(hist_f, t, stop, inner)
+                if constrained:
+                    for q in range(t, stop):
                         inner_count += counts_f[q]
                 for c in range(C):
                     high[c] = prefix[c] + inner[c]
@@ -364,11 +388,7 @@ def _two_level_best(data, work, task, coarse, survivors, k, limit, out, j, scrat
                         limit = min(limit, best + survivors.margin)
                 t = stop
         if flagged[b]:
-            for t in range(first_rank, end):
-                for c in range(C):
-                    hist_f[t, c] = 0.0
-                if constrained:
-                    counts_f[t] = 0
+            _zero_ranks(hist_f, counts_f, first_rank, end, constrained)
         first_rank = end
         if b == last or counts[b] == 0:
             continue
@@ -446,11 +466,7 @@ def _one_level_best(data, work, task, coarse, survivors, k, limit, out, j, scrat
         right_rank = best_rank + 1
         while not _present(hist_f, right_rank):
             right_rank += 1
-    for t in range(first, last + 1):
-        for c in range(C):
-            hist_f[t, c] = 0.0
-        if counting:
-            counts_f[t] = 0
+    _zero_ranks(hist_f, counts_f, first, last + 1, counting)
     out.scores[j], out.ranks[j, 0], out.ranks[j, 1], out.boundary[j] = \
         best, best_rank, right_rank, -1
     out.walked[j] = walked

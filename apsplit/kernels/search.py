@@ -24,12 +24,13 @@ The search's state is three named records made by ``setup``
 (``kernels.state``): the ``Node`` (fixed: the data, the workspace, the task
 and the node's weight-order arrays), the per-feature ``State`` and the
 ``Scratch``.  The per-batch loops (``advance``, ``crawl``, the adaptive
-searches, and the statistics kernels they call per batch, ``stats.assess``
-and ``stats.scan``) are compiled without numba's reference counting
-(``_nrt=False``): they allocate nothing (``setup`` does), and a call that
-passes the records' ~40 arrays would otherwise spend most of its time in
-atomic reference-count updates (measured with perf: 40% of adaptive's time on
-satimage).
+searches) are compiled without numba's reference counting (``_nrt=False``):
+they allocate nothing (``setup`` does), and a call that passes the records'
+~40 arrays would otherwise spend most of its time in atomic reference-count
+updates (measured with perf: 40% of adaptive's time on satimage).  The
+statistics kernels they call per batch (``stats.assess``, ``stats.scan``) keep
+the counts: they take small records of a few arrays, and ran slower without
+them (``stats``' docstring).
 """
 
 import math

@@ -49,10 +49,12 @@ small records of the arrays they read (``Column``, ``Stream``, ``Seen``,
 ``Rule``), which the search builds per call: an ordinary kernel updates the
 reference count of every array it is passed, and passing the search's whole
 records (some 60 arrays) made quick and adaptive 1.2x slower; compiled
-without reference counting instead, these loops ran 1.3-2x slower.  The scores
-of one split (``_full_split``, ``generic_full_split``, ``_error_split``) and
-``two_class_totals`` are compiled without it: the exhaustive search's walks call
-them per rank (``refine``'s docstring says what the counts cost there).
+without reference counting instead, these loops ran 1.3-2x slower.  The score
+of one split (``_full_split``) is inlined where it is called: the exhaustive
+search's walks call it per rank, and a call spilled the walk's registers
+around it; ``generic_full_split``, ``_error_split`` and ``two_class_totals``
+are compiled without the counts (``refine``'s docstring says what they cost
+there).
 """
 
 import math
@@ -718,7 +720,7 @@ def _next_present(listed, present, off, n_present, hist, n_bins, t, j):
     return t if t < n_bins else -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline='always')
 def _full_split(crit, bounds, left, right, seen_cls, seen_total, unseen_cls, unseen):
     """The exact score f(L) + f(T - L) of a fully assessed split, as ``scan`` computes it:
     for two classes by ``two_class_split`` (the same value without arrays), else by
