@@ -55,6 +55,10 @@ The helpers called per feature or per bin (the bounds, the sums into a
 feature's bins, ``is_two_level``, ``_is_listed``) are compiled without numba's
 reference counting (``_nrt=False``; why: ``refine``'s docstring) and so
 allocate nothing; the kernels that call them per node allocate their scratch.
+Those per-node loops keep the counts, though a feature's views cost two
+updates there: moving ``build_sparse``'s zero bins, ``_bounds_lane``'s loop and
+``_clear`` out of them made a8a's trees 15-20% slower on a Zen 1 machine,
+for a reason not found (docs/benchmarks.md, "tried, not kept").
 """
 
 import math
