@@ -83,8 +83,7 @@ from .. import lower_bounds
 from .. import validation as v
 from ..dataset import Dataset
 from ..finders import check_problem, get_finder, kernel_finder_params
-from ..kernels.boost import (add_round_votes, add_votes, floor_weights, reweight,
-                             tree_predictions)
+from ..kernels.boost import add_round_votes, add_votes, floor_weights, reweight, tree_misses
 from ..kernels.criteria import BOUNDS, CRITERIA
 from ..kernels.order import merge_groups
 from ..tree import grow_from_problem
@@ -246,9 +245,10 @@ class Boosting(Exportable):
             problem = replace(root, sample_weight=w, order=self._round_rows(rows, w),
                               features=features)
             tree, leaves, finder_seconds = self._grow(problem)
-            if leaves is None or leaves.min() < 0:  # rows the tree was not grown on
+            if leaves is None or problem.order.size < ds.n_rows:  # rows it was not grown on
                 leaves = tree.apply(ds)
-            predicted, miss, err = tree_predictions(np.argmax(tree.value, axis=1), leaves, codes, w)
+            leaf_class = np.argmax(tree.value, axis=1)
+            miss, err = tree_misses(leaf_class, leaves, codes, w)
             err = float(err / w.sum())
             alpha, keep, stop = self._alpha(err, C, alphas)
             if not keep:
@@ -270,8 +270,8 @@ class Boosting(Exportable):
                       "round_seconds": seconds, "n_rows": int(problem.order.size),
                       "n_features": int(problem.features.size),
                       "sampler": getattr(self.sampler, "name", "none"), "weighted_error": err,
-                      "alpha": alpha, "train_error": add_round_votes(votes, predicted, alpha,
-                                                                     codes, w0),
+                      "alpha": alpha, "train_error": add_round_votes(votes, leaf_class, leaves,
+                                                                     alpha, codes, w0),
                       "sorted": t == 0}
             record.update(self._round_bounds(t + 1, problem, tree))
             self.history_.append(record)

@@ -1,27 +1,38 @@
-"""Per-round bookkeeping of the boosting clients over all rows, in O(n C): one pass
-before the round's alpha is known (``tree_predictions``), three or four after
-(``reweight``'s two, ``add_round_votes``'s one, two for two classes).  Each sum over
-the rows adds its terms one at a time in row order: partial sums would be faster, but
-they change the weights in their last bits, and with them some trees' thresholds."""
+"""Per-round bookkeeping of the boosting clients over all rows, in O(n C): the tree's
+misses before the round's alpha is known (``tree_misses``), then the new weights
+(``reweight``) and the ensemble's votes (``add_round_votes``), two passes each.  Each sum over the rows adds its terms one at a time in row
+order: partial sums would be faster, but they change the weights in their last bits,
+and with them some trees' thresholds.
+
+A row's flag (misclassified, voted wrong) is a 0/1 byte in an array: a sum over the
+flagged rows adds weight times flag, and a round's factor is read from a two-entry
+table by the flag.  x * 1 = x and x + 0.0 = x for x >= 0, so these are the sums and
+products of the flagged rows only, bit for bit, without a branch on each row's flag
+(``stats.flagged`` says why a select would be one): a pass over 22,696 rows
+1.4-1.7x faster *(probe)*."""
 
 import numpy as np
 from numba import njit
 
 
+@njit(cache=True, inline="always")
+def _flagged_sum(w, flags):
+    """sum of w[i] over the rows whose ``flags[i]`` (uint8 0/1) is 1, in row order."""
+    total = 0.0
+    for i in range(w.shape[0]):
+        total += w[i] * flags[i]
+    return total
+
+
 @njit(cache=True)
-def tree_predictions(leaf_class, leaves, codes, w):
-    """(predicted class per row, misclassified per row, misclassified weight) of a tree
-    whose leaf of row i is ``leaves[i]`` and whose leaf predicts ``leaf_class``."""
-    n = leaves.shape[0]
-    predicted = np.empty(n, np.int64)
-    miss = np.empty(n, np.bool_)
-    err = 0.0
-    for i in range(n):
-        p = leaf_class[leaves[i]]
-        predicted[i] = p
-        miss[i] = p != codes[i]
-        err += w[i] * (p != codes[i])  # + 0.0 leaves err as it is
-    return predicted, miss, err
+def tree_misses(leaf_class, leaves, codes, w):
+    """(misclassified per row, misclassified weight) of a tree whose leaf of row i is
+    ``leaves[i]`` and whose leaf predicts ``leaf_class``."""
+    miss = np.empty(leaves.shape[0], np.bool_)
+    flags = miss.view(np.uint8)
+    for i in range(leaves.shape[0]):
+        flags[i] = leaf_class[leaves[i]] != codes[i]
+    return miss, _flagged_sum(w, flags)
 
 
 @njit(cache=True, inline="always")
@@ -61,9 +72,11 @@ def floor_weights(w, zero, floor):
 def reweight(w, miss, factor, zero, floor):
     """Misclassified weights times ``factor``, all weights normalised to sum 1, then
     floored for the next round (``floor_weights``, whose count it returns)."""
+    scale = np.array([1.0, factor])  # by the row's flag (module docstring)
+    flags = miss.view(np.uint8)
     total = 0.0
     for i in range(w.shape[0]):
-        w[i] *= factor if miss[i] else 1.0  # a select, not a branch on the data (w * 1 = w)
+        w[i] *= scale[flags[i]]
         total += w[i]
     n_positive = 0
     for i in range(w.shape[0]):
@@ -73,34 +86,32 @@ def reweight(w, miss, factor, zero, floor):
 
 
 @njit(cache=True)
-def add_round_votes(votes, predicted, alpha, codes, w0):
-    """The round's votes added (``add_votes``); returns the ensemble's weighted training
-    error: each row votes for the first class with the largest vote (two classes: class 1
-    when its vote exceeds class 0's), and a wrong vote costs the row's w0."""
+def add_round_votes(votes, leaf_class, leaves, alpha, codes, w0):
+    """The round's votes added (``add_votes``, row i's predicted class
+    ``leaf_class[leaves[i]]``); returns the ensemble's weighted training error: each row
+    votes for the first class with the largest vote (two classes: class 1 when its vote
+    exceeds class 0's), and a wrong vote costs the row's w0."""
     n, C = votes.shape
-    other = -alpha / (C - 1)
-    err = 0.0
-    if C == 2:  # the votes without a loop over the classes, then the error's sum
-        wrong = np.empty(n, np.bool_)
-        for i in range(n):
-            up = predicted[i] == 1
-            vote_0 = votes[i, 0] + (other if up else alpha)
-            vote_1 = votes[i, 1] + (alpha if up else other)
+    step = np.full((C, C), -alpha / (C - 1))  # step[p, k]: added to class k's vote
+    for k in range(C):                        # when p is predicted
+        step[k, k] = alpha
+    wrong = np.empty(n, np.uint8)
+    for i in range(n):
+        p = leaf_class[leaves[i]]
+        if C == 2:  # no loop over the classes, no branch on the votes
+            vote_0 = votes[i, 0] + step[p, 0]
+            vote_1 = votes[i, 1] + step[p, 1]
             votes[i, 0] = vote_0
             votes[i, 1] = vote_1
             wrong[i] = (vote_1 > vote_0) != (codes[i] == 1)
-        for i in range(n):
-            err += w0[i] * wrong[i]
-        return err
-    for i in range(n):  # one pass per row, no branch on the data
-        p = predicted[i]  # read once: votes' stores might alias it, as far as LLVM knows
+            continue
         best = 0
         top = -np.inf
         for k in range(C):
-            vote = votes[i, k] + (alpha if k == p else other)
+            vote = votes[i, k] + step[p, k]
             votes[i, k] = vote
             if vote > top:
                 top = vote
                 best = k
-        err += w0[i] * (best != codes[i])  # + 0.0 leaves err as it is
-    return err
+        wrong[i] = best != codes[i]
+    return _flagged_sum(w0, wrong)

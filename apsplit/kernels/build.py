@@ -24,7 +24,7 @@ from . import coarse as cs
 from .search import EXHAUSTIVE, run, run_exhaustive
 from .sort import bisect_left, bisect_right
 from .state import Task
-from .stats import candidate_slots, class_totals
+from .stats import candidate_slots, class_totals, flagged, unit_factors
 from .unsigned import u
 
 LEAF = -1
@@ -131,16 +131,17 @@ def _marks(data, seg, cut):
 
 
 @njit(cache=True, inline='always')
-def _add_to_side(sums, goes_right, second, weight):
+def _add_to_side(sums, side, second, weight, unit):
     """Two classes: the (left 0, left 1, right 0, right 1) class weights ``sums`` with a
-    row's ``weight`` added to its (side, class) and 0.0 to the three others (x + 0 = x
-    for x >= 0): in registers, the same sums bit for bit as adding it to its own only
-    (``stats.two_class_totals``' rule, for two sides)."""
+    row's ``weight`` added to its (``side``, class: ``second`` 0/1) and 0.0 to the three
+    others: in registers and without a branch (``stats.flagged``), the same sums bit for
+    bit as adding it to its own only (``stats.two_class_totals``' rule, for two sides)."""
     l0, l1, r0, r1 = sums
-    return (l0 + (0.0 if goes_right or second else weight),
-            l1 + (weight if second and not goes_right else 0.0),
-            r0 + (weight if goes_right and not second else 0.0),
-            r1 + (weight if goes_right and second else 0.0))
+    right = flagged(weight, side, unit)
+    left = weight - right
+    left_1 = flagged(left, second, unit)
+    right_1 = flagged(right, second, unit)
+    return l0 + (left - left_1), l1 + left_1, r0 + (right - right_1), r1 + right_1
 
 
 @njit(cache=True)
@@ -152,6 +153,7 @@ def _partition(seg, spare, column, rank, marks, w, y):
     None arguments are known when numba compiles, so each variant's loop holds its
     test and sums only.  Each row is placed without a branch on its side."""
     sums = (0.0, 0.0, 0.0, 0.0)
+    unit = unit_factors()
     n_left = 0
     n_right = 0
     for p in range(seg.shape[0]):
@@ -165,7 +167,7 @@ def _partition(seg, spare, column, rank, marks, w, y):
         n_left += 1 - side
         n_right += side
         if w is not None:
-            sums = _add_to_side(sums, side != 0, y[u(i)] != 0, w[u(i)])
+            sums = _add_to_side(sums, side, np.intp(y[u(i)] != 0), w[u(i)], unit)
     seg[n_left:] = spare[:n_right]
     return n_left, sums
 
@@ -219,6 +221,7 @@ def _leaves(seg, column, rank, marks, w, y, left, leaf_of, value):
     """``_split_into_leaves``, a row's side found as ``_partition`` finds it."""
     two_classes = value.shape[1] == 2
     sums = (0.0, 0.0, 0.0, 0.0)
+    unit = unit_factors()
     n_left = 0
     for p in range(seg.shape[0]):
         i = u(seg[p])
@@ -229,7 +232,7 @@ def _leaves(seg, column, rank, marks, w, y, left, leaf_of, value):
         leaf_of[i] = left + side
         n_left += 1 - side
         if two_classes:
-            sums = _add_to_side(sums, side != 0, y[i] != 0, w[i])
+            sums = _add_to_side(sums, side, np.intp(y[i] != 0), w[i], unit)
         else:
             value[left + side, u(y[i])] += w[i]
     if two_classes:

@@ -155,7 +155,7 @@ def class_totals(index_order, w, y, n_classes):
     of every search of it (the tree builder sums its children's so as it splits it)."""
     totals = np.zeros(n_classes)
     if n_classes == 2:
-        totals[0], totals[1] = two_class_totals(index_order, w, y)
+        totals[0], totals[1] = two_class_totals(index_order, w, y, unit_factors())
         return totals
     for p in range(index_order.shape[0]):
         i = u(index_order[p])
@@ -163,17 +163,37 @@ def class_totals(index_order, w, y, n_classes):
     return totals
 
 
+@njit(cache=True, inline='always')
+def unit_factors():
+    """[0.0, 1.0], made at run time, for ``flagged``."""
+    return np.array([0.0, 1.0])
+
+
+@njit(cache=True, inline='always')
+def flagged(weight, flag, unit):
+    """``weight`` if ``flag`` (0/1) else 0.0, as ``weight * unit[flag]`` (``unit``:
+    ``unit_factors()``): for a finite weight >= 0 the same value, and x + 0.0 = x for
+    x >= 0.  A select between floats would be the same too, but x86 has no conditional
+    move for floats, and LLVM compiles a select, even a 0/1 integer's conversion to a
+    float, into a branch, which mispredicts on a flag that follows the data (a row's
+    class, its side).  It cannot see through a load from an array made at run time, so
+    the product stays a product (a partition of 56,000 rows of random classes 2.9x
+    faster, *(probe)*)."""
+    return weight * unit[flag]
+
+
 @njit(cache=True, _nrt=False)
-def two_class_totals(index_order, w, y):
+def two_class_totals(index_order, w, y, unit):
     """``class_totals`` of two classes, in two registers: each row adds its weight to
-    its class's sum and 0.0 to the other's (x + 0 = x for x >= 0), so the sums are the
-    same bit for bit, without each add waiting on the previous one's store."""
+    its class's sum and 0.0 to the other's (``flagged``), so the sums are the same bit
+    for bit, without a branch on the class and without each add waiting on the
+    previous one's store."""
     t0, t1 = 0.0, 0.0
     for p in range(index_order.shape[0]):
         i = u(index_order[p])
-        second = y[i] != 0
-        t0 += 0.0 if second else w[i]
-        t1 += w[i] if second else 0.0
+        second = flagged(w[i], np.intp(y[i] != 0), unit)
+        t0 += w[i] - second  # w - w = 0.0, w - 0.0 = w
+        t1 += second
     return t0, t1
 
 
