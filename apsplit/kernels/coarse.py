@@ -80,6 +80,7 @@ PAYS_VALUES_PER_BIN = 2  # prefilter="auto": once the plain scans would visit 2 
 TWO_LEVEL_VALUES_PER_BIN = 4  # a dense feature with more values per coarse bin sums in two levels
 UNGROUPED_ROWS_PER_BIN = 8  # no grouped candidate, > 2 classes: once the node holds 8 rows per bin
 LANE_ROWS_PER_BIN = 8  # a level feature sums in four lanes at a node of this many rows per bin
+ROW_GROUP = 4  # two-level features summed in one pass at a node of every row (``_add_four_rows``)
 NEVER = 2 ** 31  # a min_mean_bins no node reaches (a feature has fewer bins than rows)
 LISTED_SHARE = 0.5  # a feature whose one coarse bin holds this share of the rows lists the others
 LISTED_ROW_COST = 2  # a listed row costs about two rows of a node summed in full (three gathers)
@@ -382,41 +383,100 @@ def _add_the_rest(weights, counts, d, totals, n, stored):
             weights[d, c] += max(totals[c] - stored[c], 0.0)
 
 
+FeatureScratch = namedtuple("FeatureScratch", [
+    "gathered",      # (n) uint8: a feature's codes of the node's rows (unused at every row)
+    "lane_weights",  # (4, MAX_COARSE, C), ``_sum_in_lanes``
+    "lane_counts",   # (4, MAX_COARSE)
+    "sums",          # (C), ``_sum_listed``
+])
+
+
 @njit(cache=True)
 def _build_features(coarse, feats, first, last, node, hist):
     """Sum the coarse bins of the candidates ``feats[first:last]`` (each its own bins),
-    cleared first: a listed feature's from its other rows where they are few enough
-    (``_sum_listed``), a two-level feature's in row order, the others' in lanes."""
-    index_order = node.index_order
-    n = index_order.shape[0]
+    cleared first (``_sum_feature``); at a node of every row, the two-level features
+    ROW_GROUP at a time (``_sum_every_row``)."""
+    n = node.index_order.shape[0]
     every_row = n == coarse.codes.shape[1]  # index_order is 0 .. n - 1
-    gathered = np.empty(0 if every_row else n, np.uint8)
-    C = hist.weights.shape[1]
-    lane_weights = np.empty((4, MAX_COARSE, C))
-    lane_counts = np.empty((4, MAX_COARSE), np.int64)
-    sums = np.empty(C)
+    scratch = FeatureScratch(np.empty(0 if every_row else n, np.uint8),
+                             np.empty((4, MAX_COARSE, hist.weights.shape[1])),
+                             np.empty((4, MAX_COARSE), np.int64), np.empty(hist.weights.shape[1]))
+    group = np.empty(ROW_GROUP, np.int64)
+    grouped = 0
     for j in range(first, last):
         k = feats[j]
-        lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
-        weights = hist.weights[lo:hi]
-        counts = hist.counts[lo:hi]
-        if _is_listed(coarse, k, n):
-            _sum_listed(coarse, k, node, weights, counts, sums)
+        if every_row and is_two_level(coarse, k) and not _is_listed(coarse, k, n):
+            group[grouped] = k
+            grouped += 1
+            if grouped == ROW_GROUP:
+                _sum_every_row(coarse, group, node.w, node.y, hist)
+                grouped = 0
             continue
-        row = coarse.codes[k]
-        if every_row:
-            gathered = row
-        else:
-            for p in range(n):
-                gathered[p] = row[u(index_order[p])]
-        # a two-level feature's histogram is its canonical sums (``stats``); lanes pay
-        # where the rows outnumber the four lanes' bins to clear and add
-        if is_two_level(coarse, k) or n < LANE_ROWS_PER_BIN * (hi - lo):
-            weights[:] = 0.0
-            counts[:] = 0
-            _sum_in_order(gathered, node.w, node.y, weights, counts)
-        else:
-            _sum_in_lanes(gathered, node.w, node.y, weights, counts, lane_weights, lane_counts)
+        _sum_feature(coarse, k, node, hist, scratch)
+    for j in range(grouped):
+        _sum_feature(coarse, group[j], node, hist, scratch)
+
+
+@njit(cache=True)
+def _sum_feature(coarse, k, node, hist, scratch):
+    """Feature k's coarse bins, cleared first: a listed feature's from its other rows
+    where they are few enough (``_sum_listed``), a two-level feature's in row order, the
+    others' in lanes."""
+    index_order = node.index_order
+    n = index_order.shape[0]
+    lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
+    weights = hist.weights[lo:hi]
+    counts = hist.counts[lo:hi]
+    if _is_listed(coarse, k, n):
+        _sum_listed(coarse, k, node, weights, counts, scratch.sums)
+        return
+    gathered = coarse.codes[k]
+    if n != coarse.codes.shape[1]:
+        gathered = scratch.gathered
+        for p in range(n):
+            gathered[p] = coarse.codes[k, u(index_order[p])]
+    # a two-level feature's histogram is its canonical sums (``stats``); lanes pay
+    # where the rows outnumber the four lanes' bins to clear and add
+    if is_two_level(coarse, k) or n < LANE_ROWS_PER_BIN * (hi - lo):
+        weights[:] = 0.0
+        counts[:] = 0
+        _sum_in_order(gathered, node.w, node.y, weights, counts)
+    else:
+        _sum_in_lanes(gathered, node.w, node.y, weights, counts, scratch.lane_weights,
+                      scratch.lane_counts)
+
+
+@njit(cache=True, _nrt=False)
+def _sum_every_row(coarse, group, w, y, hist):
+    """At a node of every row, the coarse bins of the ROW_GROUP two-level features
+    ``group``: their counts are the whole data's (``bin_rows``), and their weights are
+    summed in one pass over the rows (``_add_four_rows``)."""
+    weights, counts, offsets = hist.weights, hist.counts, coarse.offsets
+    for f in range(ROW_GROUP):
+        for g in range(offsets[group[f]], offsets[group[f] + 1]):
+            counts[g] = coarse.bin_rows[g + 1] - coarse.bin_rows[g]
+            for c in range(weights.shape[1]):
+                weights[g, c] = 0.0
+    k0, k1, k2, k3 = group[0], group[1], group[2], group[3]
+    _add_four_rows(coarse.codes[k0], coarse.codes[k1], coarse.codes[k2], coarse.codes[k3], w, y,
+                   weights[offsets[k0]:], weights[offsets[k1]:], weights[offsets[k2]:],
+                   weights[offsets[k3]:])
+
+
+@njit(cache=True, _nrt=False)
+def _add_four_rows(codes_0, codes_1, codes_2, codes_3, w, y, hist_0, hist_1, hist_2, hist_3):
+    """Row i's weight added to its class in its bin of each of four features (codes
+    ``codes_f``, bins ``hist_f``), rows in order: each (bin, class) adds its rows in
+    row order, as ``_sum_in_order`` does, and no count is added per row.  The four
+    features' adds are independent, and a store per (row, feature) is saved: 28.6
+    against 44 us for four higgs7k features at 7,000 rows *(probe)*."""
+    for i in range(w.shape[0]):
+        c = u(y[i])
+        weight = w[i]
+        hist_0[np.intp(codes_0[i]), c] += weight
+        hist_1[np.intp(codes_1[i]), c] += weight
+        hist_2[np.intp(codes_2[i]), c] += weight
+        hist_3[np.intp(codes_3[i]), c] += weight
 
 
 @njit(cache=True)
