@@ -1,8 +1,9 @@
 """Per-round bookkeeping of the boosting clients over all rows, in O(n C): the tree's
 misses before the round's alpha is known (``tree_misses``), then the new weights
-(``reweight``) and the ensemble's votes (``add_round_votes``), two passes each.  Each sum over the rows adds its terms one at a time in row
-order: partial sums would be faster, but they change the weights in their last bits,
-and with them some trees' thresholds.
+(``reweight``) and the ensemble's votes (``add_round_votes``), two passes each.  Each
+sum over the rows adds its terms one at a time in row order: partial sums would be
+faster, but they change the weights in their last bits, and with them some trees'
+thresholds.
 
 A row's flag (misclassified, voted wrong) is a 0/1 byte in an array: a sum over the
 flagged rows adds weight times flag, and a round's factor is read from a two-entry
