@@ -18,8 +18,8 @@ import scipy.sparse as sp
 from .kernels.binning import bin_columns, coarse_columns
 from .kernels.build import threshold_of
 from .kernels.coarse import (MAX_COARSE, NEVER, PAYS_VALUES_PER_BIN, TWO_LEVEL_VALUES_PER_BIN,
-                             CoarseBins, group_ranks, list_other_rows, no_coarse_bins,
-                             no_other_rows)
+                             CoarseBins, group_ranks, list_other_rows, list_sparse_entries,
+                             no_coarse_bins, no_listed_entries, no_other_rows)
 from .kernels.state import BinnedData, Workspace
 from .parallel import check_threads, each_feature
 
@@ -265,7 +265,7 @@ class Dataset:
         if not self.is_sparse and self.n_bins.max() <= B:  # one coarse bin per value
             total = int(self.bin_offsets[-1])
             of_rank = np.arange(total) - np.repeat(self.bin_offsets[:-1], self.n_bins)
-            return CoarseBins(self.codes, np.zeros(0, np.int32), np.full(K, -1), self.bin_offsets,
+            return CoarseBins(self.codes, *no_listed_entries(K), self.bin_offsets,
                               np.ones(total, np.int64), of_rank.astype(np.uint8), min_mean_bins,
                               np.zeros(0, np.int32), np.zeros(total + 1, np.int64),
                               *list_other_rows(self.codes, self.bin_offsets, self._two_level_mask()))
@@ -282,14 +282,16 @@ class Dataset:
             spans.append(np.bincount(local))
             offsets[k + 1] = offsets[k] + spans[-1].size
         span = np.concatenate(spans).astype(np.int64)
-        csr_bins = (offsets[self.csr_features] + of_rank[self.bin_offsets[self.csr_features]
-                                                         + self.csr_codes]).astype(np.int32)
+        entry_bins = (offsets[self.csr_features] + of_rank[self.bin_offsets[self.csr_features]
+                                                           + self.csr_codes]).astype(np.int32)
         has_zero = self.zero_rank >= 0
         zero_bin = np.full(K, -1, np.int64)
         zero_bin[has_zero] = offsets[:-1][has_zero] + of_rank[
             self.bin_offsets[:-1][has_zero] + self.zero_rank[has_zero]]
+        listed = list_sparse_entries(self.csr_indptr, self.csr_features, entry_bins, zero_bin,
+                                     offsets)
         # no two-level features (dense only): no rows sorted by rank
-        return CoarseBins(np.zeros((0, 0), np.uint8), csr_bins, zero_bin, offsets, span,
+        return CoarseBins(np.zeros((0, 0), np.uint8), *listed, offsets, span,
                           of_rank.astype(np.uint8), min_mean_bins, np.zeros(0, np.int32),
                           np.zeros(offsets[-1] + 1, np.int64), *no_other_rows(K))
 

@@ -32,11 +32,20 @@ def _totals(task):
 @pytest.mark.parametrize("fmt", [None, "csr"])
 @pytest.mark.parametrize("B", [2, 7, 256])
 def test_coarse_bins_group_consecutive_ranks(fmt, B):
+    """Every feature's ranks grouped into consecutive coarse bins; sparse: each row's bin
+    is its listed entry's or, when it has none, its feature's rest bin, the bin holding
+    the most rows (the zeros' on a tie), which lists no row."""
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.normal(size=900).round(2), rng.integers(0, 4, 900),
-                         np.where(rng.random(900) < 0.7, 0.0, rng.normal(size=900))])
+                         np.where(rng.random(900) < 0.7, 0.0, rng.normal(size=900)),
+                         np.where(rng.random(900) < 0.8, 1.0, 0.0),  # mostly stored: zeros listed
+                         np.full(900, 2.0),  # stored everywhere: no row listed
+                         np.zeros(900), np.where(rng.random(900) < 0.5, 0.0, 3.0)])
+    X[:20, 3] = 0.5  # a stored value outside the rest bin (B > 2), beside listed zeros
     ds = apsplit.Dataset(X if fmt is None else sp.csr_matrix(X), coarse_bins=B)
     bins = ds.coarse_bins()
+    if fmt is not None:
+        entry_rows = np.repeat(np.arange(ds.n_rows), np.diff(bins.listed_indptr))
     for k in range(ds.n_features):
         local = bins.of_rank[ds.bin_offsets[k]:ds.bin_offsets[k + 1]].astype(int)
         n_coarse = bins.offsets[k + 1] - bins.offsets[k]
@@ -51,12 +60,22 @@ def test_coarse_bins_group_consecutive_ranks(fmt, B):
         expected = bins.offsets[k] + local[codes]
         if fmt is None:
             np.testing.assert_array_equal(bins.offsets[k] + bins.codes[k], expected)
-        else:
-            stored = ds.csr_features == k
-            rows = np.repeat(np.arange(ds.n_rows), np.diff(ds.csr_indptr))[stored]
-            np.testing.assert_array_equal(bins.csr_bins[stored], expected[rows])
-            if ds.zero_rank[k] >= 0:
-                assert bins.zero_bin[k] == bins.offsets[k] + local[ds.zero_rank[k]]
+            continue
+        listed = bins.listed_features == k
+        rebuilt = np.full(ds.n_rows, bins.rest_bin[k])
+        rebuilt[entry_rows[listed]] = bins.listed_bins[listed]
+        np.testing.assert_array_equal(rebuilt, expected)
+        assert not np.any(bins.listed_bins[listed] == bins.rest_bin[k])
+        rows_in = np.bincount(expected - bins.offsets[k], minlength=n_coarse)
+        assert rows_in[bins.rest_bin[k] - bins.offsets[k]] == rows_in.max()
+        if ds.zero_rank[k] >= 0:
+            zero_bin = bins.offsets[k] + local[ds.zero_rank[k]]
+            if rows_in[zero_bin - bins.offsets[k]] == rows_in.max():
+                assert bins.rest_bin[k] == zero_bin
+    if fmt is not None:  # the column stored everywhere lists no row; the mostly stored one
+        assert not np.any(bins.listed_features == 4)  # its zeros (B = 2: maybe one bin, none)
+        assert np.sum(bins.listed_features == 3) < 0.3 * ds.n_rows
+        assert B == 2 or np.sum(bins.listed_features == 3) > 0
 
 
 @pytest.mark.parametrize("bad", [1, 257, 2.5, True, "8"])
@@ -362,6 +381,47 @@ def test_a_nodes_histogram_sums_its_rows_two_level_features_in_row_order(rows, s
             np.testing.assert_array_equal(hist.weights[lo:hi], sums)
         else:
             assert np.abs(hist.weights[lo:hi] - sums).sum() <= hist.error[0]
+
+
+@pytest.mark.parametrize("rows", ["every", "half", "seven"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_sparse_nodes_histogram_gives_each_rest_bin_the_rest_of_the_node(rows, seed):
+    """``build_sparse``: exact counts, class weights within the histogram's error bound
+    of the node's rows' sums, whichever bin is a feature's rest: its zeros' (a mostly
+    zero column), a stored value's (one-hot's common value, zeros listed), the only
+    one (stored everywhere), with listed values beside it; extreme weight ratios."""
+    rng = np.random.default_rng(seed)
+    n, C = 1003, 3
+    X = np.column_stack([np.where(rng.random(n) < 0.7, 0.0, rng.normal(size=n)),  # rest: zeros
+                         np.where(rng.random(n) < 0.85, 1.0, 0.0),                 # rest: 1.0
+                         np.full(n, -2.0),                                          # all stored
+                         np.where(rng.random(n) < 0.6, 4.0, rng.integers(0, 3, n)),  # rest: 4.0
+                         rng.normal(size=n)])
+    y = rng.integers(0, C, n)
+    w = np.exp(rng.normal(scale=12.0, size=n))  # ratios beyond 1e100
+    ds = apsplit.Dataset(sp.csr_matrix(X), coarse_bins=8, prefilter=True)
+    bins = ds.coarse_bins()
+    expected = np.column_stack([bins.offsets[k] + bins.of_rank[ds.bin_offsets[k]
+                                + ds.column_codes(k, np.arange(n))] for k in range(5)])
+    zero_bins = [bins.offsets[k] + bins.of_rank[ds.bin_offsets[k] + ds.zero_rank[k]]
+                 if ds.zero_rank[k] >= 0 else -1 for k in range(5)]
+    rest_is_zero = [bins.rest_bin[k] == zero_bins[k] for k in range(5)]
+    assert rest_is_zero[:4] == [True, False, False, False]
+    node = {"every": np.arange(n), "half": np.sort(rng.choice(n, n // 2, replace=False)),
+            "seven": np.sort(rng.choice(n, 7, replace=False))}[rows].astype(np.int64)
+    hist = coarse.new_histogram(bins, C)
+    hist.weights[:] = np.nan  # every bin written, empty ones included
+    hist.counts[:] = -1
+    feats = np.arange(5)
+    coarse.build_sparse(bins, feats, feats, node, w, y, class_totals(node, w, y, C), hist)
+    for k in range(5):
+        lo, hi = bins.offsets[k], bins.offsets[k + 1]
+        codes = expected[node, k] - lo
+        sums = np.zeros((hi - lo, C))
+        np.add.at(sums, (codes, y[node]), w[node])
+        np.testing.assert_array_equal(hist.counts[lo:hi], np.bincount(codes, minlength=hi - lo))
+        assert np.abs(hist.weights[lo:hi] - sums).sum() <= hist.error[0]
+        assert np.all(hist.weights[lo:hi][hist.counts[lo:hi] == 0] == 0.0)
 
 
 def test_a_feature_with_a_dominant_bin_lists_the_other_rows():

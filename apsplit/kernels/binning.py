@@ -27,7 +27,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .coarse import CoarseBins, group_ranks, list_other_rows, no_other_rows, sort_by_rank
+from .coarse import (CoarseBins, group_ranks, list_other_rows, no_listed_entries, no_other_rows,
+                     sort_by_rank)
 from .lanes import PRANGE_ONLY, lane_count, share
 
 DIGIT = 11  # bits sorted per radix pass: 2048 counters stay in L1; 6 passes cover 64 bits
@@ -238,17 +239,18 @@ def coarse_columns(codes, bin_offsets, two_level, max_bins, min_mean_bins, n_thr
         first_row[k + 1] = first_row[k] + (n if two_level[k] else 0)
     bin_rows = np.empty(offsets[K] + 1, np.int64)
     bin_rows[offsets[K]] = first_row[K]  # the others: each feature's lane
-    none = no_other_rows(K)
-    out = CoarseBins(np.empty((K, n), np.uint8), np.zeros(0, np.int32), np.full(K, -1),
-                     offsets, np.zeros(offsets[K], np.int64), of_rank.astype(np.uint8),
-                     min_mean_bins, np.empty(first_row[K], np.int32), bin_rows, none.dominant,
-                     none.offsets, none.rows, none.codes)
+    none, unlisted = no_other_rows(K), no_listed_entries(K)
+    out = CoarseBins(np.empty((K, n), np.uint8), unlisted.indptr, unlisted.features, unlisted.bins,
+                     unlisted.rest_bin, offsets, np.zeros(offsets[K], np.int64),
+                     of_rank.astype(np.uint8), min_mean_bins, np.empty(first_row[K], np.int32),
+                     bin_rows, none.dominant, none.offsets, none.rows, none.codes)
     if lanes == 1:
         _fill_lane(codes, bin_offsets, of_rank, first_row, out, np.int64(0), np.int64(1))
     else:
         for lane in prange(lanes):
             _fill_lane(codes, bin_offsets, of_rank, first_row, out, np.int64(lane), lanes)
     others = list_other_rows(out.codes, offsets, two_level)
-    return CoarseBins(out.codes, out.csr_bins, out.zero_bin, offsets, out.span, out.of_rank,
-                      min_mean_bins, out.by_rank, bin_rows, others.dominant, others.offsets,
-                      others.rows, others.codes)
+    return CoarseBins(out.codes, unlisted.indptr, unlisted.features, unlisted.bins,
+                      unlisted.rest_bin, offsets, out.span, out.of_rank, min_mean_bins,
+                      out.by_rank, bin_rows, others.dominant, others.offsets, others.rows,
+                      others.codes)

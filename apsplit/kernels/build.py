@@ -246,7 +246,7 @@ def _build_histogram(prefilter, data, task, rows, totals, hist, n_threads):
     totals) in ``hist`` (dense: on ``n_threads`` threads)."""
     if data.is_sparse:
         cs.build_sparse(prefilter.coarse, task.feats, prefilter.slot, rows, task.w, task.y, totals,
-                        data.csr_indptr, data.csr_features, hist)
+                        hist)
     else:
         cs.build_dense(prefilter.coarse, task.feats, rows, task.w, task.y, totals, hist, n_threads)
 

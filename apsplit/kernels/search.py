@@ -800,7 +800,7 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready, totals):
     if not hist_ready:
         if is_sparse:
             cs.build_sparse(coarse, feats, candidate_slots(feats, coarse.offsets.shape[0] - 1),
-                            index_order, w, y, totals, data.csr_indptr, data.csr_features, hist)
+                            index_order, w, y, totals, hist)
         else:
             cs.build_dense(coarse, feats, index_order, w, y, totals, hist, params.n_threads)
     node_weight = 0.0
