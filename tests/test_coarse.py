@@ -385,36 +385,40 @@ def test_a_nodes_histogram_sums_its_rows_two_level_features_in_row_order(rows, s
 
 @pytest.mark.parametrize("rows", ["every", "half", "seven"])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_a_sparse_nodes_histogram_gives_each_rest_bin_the_rest_of_the_node(rows, seed):
+@pytest.mark.parametrize("C", [2, 3])
+def test_a_sparse_nodes_histogram_gives_each_rest_bin_the_rest_of_the_node(rows, seed, C):
     """``build_sparse``: exact counts, class weights within the histogram's error bound
     of the node's rows' sums, whichever bin is a feature's rest: its zeros' (a mostly
     zero column), a stored value's (one-hot's common value, zeros listed), the only
-    one (stored everywhere), with listed values beside it; extreme weight ratios."""
+    one (stored everywhere), with listed values beside it; one-hot columns summed down
+    their stored rows at a node of every row (two classes); extreme weight ratios."""
     rng = np.random.default_rng(seed)
-    n, C = 1003, 3
+    n = 1003
     X = np.column_stack([np.where(rng.random(n) < 0.7, 0.0, rng.normal(size=n)),  # rest: zeros
                          np.where(rng.random(n) < 0.85, 1.0, 0.0),                 # rest: 1.0
                          np.full(n, -2.0),                                          # all stored
                          np.where(rng.random(n) < 0.6, 4.0, rng.integers(0, 3, n)),  # rest: 4.0
-                         rng.normal(size=n)])
+                         rng.normal(size=n),
+                         np.where(rng.random(n) < 0.2, 7.0, 0.0)])                  # one-hot
     y = rng.integers(0, C, n)
     w = np.exp(rng.normal(scale=12.0, size=n))  # ratios beyond 1e100
     ds = apsplit.Dataset(sp.csr_matrix(X), coarse_bins=8, prefilter=True)
-    bins = ds.coarse_bins()
+    bins, K = ds.coarse_bins(), X.shape[1]
     expected = np.column_stack([bins.offsets[k] + bins.of_rank[ds.bin_offsets[k]
-                                + ds.column_codes(k, np.arange(n))] for k in range(5)])
+                                + ds.column_codes(k, np.arange(n))] for k in range(K)])
     zero_bins = [bins.offsets[k] + bins.of_rank[ds.bin_offsets[k] + ds.zero_rank[k]]
-                 if ds.zero_rank[k] >= 0 else -1 for k in range(5)]
-    rest_is_zero = [bins.rest_bin[k] == zero_bins[k] for k in range(5)]
-    assert rest_is_zero[:4] == [True, False, False, False]
+                 if ds.zero_rank[k] >= 0 else -1 for k in range(K)]
+    rest_is_zero = [bins.rest_bin[k] == zero_bins[k] for k in range(K)]
+    assert rest_is_zero == [True, False, False, False, False, True]
     node = {"every": np.arange(n), "half": np.sort(rng.choice(n, n // 2, replace=False)),
             "seven": np.sort(rng.choice(n, 7, replace=False))}[rows].astype(np.int64)
     hist = coarse.new_histogram(bins, C)
     hist.weights[:] = np.nan  # every bin written, empty ones included
     hist.counts[:] = -1
-    feats = np.arange(5)
-    coarse.build_sparse(bins, feats, feats, node, w, y, class_totals(node, w, y, C), hist)
-    for k in range(5):
+    feats = np.arange(K)
+    coarse.build_sparse(bins, ds.kernel_data(), feats, feats, node, w, y,
+                        class_totals(node, w, y, C), hist)
+    for k in range(K):
         lo, hi = bins.offsets[k], bins.offsets[k + 1]
         codes = expected[node, k] - lo
         sums = np.zeros((hi - lo, C))
@@ -768,6 +772,32 @@ def test_prefiltered_trees_are_the_unfiltered_trees(node, max_depth, setting, B,
                                  node.y, node.w, method=apsplit.Exhaustive(n_threads=-1),
                                  **options)
     assert_same_tree(threaded, tree)
+
+
+@settings(max_examples=scaled(0.3), deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.sampled_from(oracle.CRITERIA),
+       st.sampled_from([0.0, 0.3]), st.sampled_from([1.0, 8.0]))
+def test_prefiltered_trees_on_one_hot_columns_are_the_unfiltered_trees(seed, criterion,
+                                                                        zero_share, sigma):
+    """Sparse one-hot columns, rare, common and stored everywhere, beside a many-valued
+    one, two classes, every row: the root's one-hot columns are summed down their
+    stored rows (``_sum_one_hot``), the others' rows listed outside their rest bins;
+    the same tree as the plain search.  Zero weights, ratios up to e^40, ties."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    shares = [0.02, 0.3, 0.5, 0.7, 0.95, 1.0]
+    X = np.column_stack([(rng.random(n) < share).astype(float) for share in shares]
+                        + [np.where(rng.random(n) < 0.4, 0.0, rng.integers(1, 9, n))])
+    y = (X[:, 1] + X[:, 3] + rng.random(n) > 1.2).astype(int)
+    w = rng.lognormal(sigma=sigma, size=n)
+    w[rng.random(n) < zero_share] = 0.0
+    w[0] = 1.0
+    options = dict(max_depth=3, criterion=criterion)
+    ds = apsplit.Dataset(sp.csr_matrix(X), prefilter=True)
+    tree = apsplit.grow_tree(ds, y, w, method="exhaustive", **options)
+    assert_same_tree(tree, apsplit.grow_tree(apsplit.Dataset(sp.csr_matrix(X), prefilter=False),
+                                             y, w, method=UNFILTERED, **options))
+    check_structure(tree, y, w, np.arange(n), 3)
 
 
 def test_each_nodes_class_weights_are_the_totals_its_search_is_given():

@@ -245,8 +245,8 @@ def _build_histogram(prefilter, data, task, rows, totals, hist, n_threads):
     """The coarse histogram of ``rows`` (of ``task``'s candidates; ``totals`` their class
     totals) in ``hist`` (dense: on ``n_threads`` threads)."""
     if data.is_sparse:
-        cs.build_sparse(prefilter.coarse, task.feats, prefilter.slot, rows, task.w, task.y, totals,
-                        hist)
+        cs.build_sparse(prefilter.coarse, data, task.feats, prefilter.slot, rows, task.w, task.y,
+                        totals, hist)
     else:
         cs.build_dense(prefilter.coarse, task.feats, rows, task.w, task.y, totals, hist, n_threads)
 

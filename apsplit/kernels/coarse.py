@@ -69,7 +69,7 @@ from numba import njit, prange
 
 from .criteria import ERROR, GINI, TIGHT, split_value
 from .lanes import PRANGE_ONLY, lane_count, share
-from .stats import DENSE_RATIO, _full_split, two_class_split
+from .stats import DENSE_RATIO, _full_split, flagged, two_class_split, unit_factors
 from .unsigned import u
 
 MAX_COARSE = 256  # coarse bins per feature: codes fit in uint8
@@ -93,6 +93,7 @@ CoarseBins = namedtuple("CoarseBins", [
     "listed_bins",      # int32: each entry's global coarse bin
     "rest_bin",  # sparse: per feature, the global coarse bin of its rows not listed (the one
                  # holding the most rows, its implicit zeros' on a tie); dense: -1
+    "listed_rows",  # sparse: per feature, how many rows it lists; dense: 0
     "offsets",   # (K + 1) int64: feature k's coarse bins are offsets[k]:offsets[k + 1]
     "span",      # per global coarse bin, how many exact ranks (distinct values) it holds
     "of_rank",   # per exact bin (Dataset.bin_offsets layout), its coarse bin within its feature
@@ -107,7 +108,7 @@ CoarseBins = namedtuple("CoarseBins", [
 ])
 
 ListedEntries = namedtuple("ListedEntries", [  # CoarseBins' sparse fields, in order
-    "indptr", "features", "bins", "rest_bin",
+    "indptr", "features", "bins", "rest_bin", "rows",
 ])
 
 OtherRows = namedtuple("OtherRows", [
@@ -228,7 +229,7 @@ def no_coarse_bins():
 def no_listed_entries(n_features):
     """The ``ListedEntries`` of dense CoarseBins (of ``n_features`` features): none."""
     return ListedEntries(np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32),
-                         np.full(n_features, -1, np.int64))
+                         np.full(n_features, -1, np.int64), np.zeros(n_features, np.int64))
 
 
 @njit(cache=True)
@@ -322,7 +323,10 @@ def list_sparse_entries(csr_indptr, csr_features, entry_bins, zero_bin, offsets)
             if stored_in[k] != i:  # an implicit zero, outside its feature's rest bin
                 features[m], bins[m] = k, zero_bin[k]
                 m += 1
-    return ListedEntries(indptr, features, bins, rest_bin)
+    listed_rows = np.empty(K, np.int64)
+    for k in range(K):
+        listed_rows[k] = n - rows_in[rest_bin[k]]
+    return ListedEntries(indptr, features, bins, rest_bin, listed_rows)
 
 
 @njit(cache=True)
@@ -615,35 +619,104 @@ def _build_shares(coarse, feats, node, hist, n_threads):
 
 
 @njit(cache=True)
-def build_sparse(coarse, feats, slot, index_order, w, y, totals, hist):
+def build_sparse(coarse, data, feats, slot, index_order, w, y, totals, hist):
     """The node's coarse histogram from its rows' listed entries (one pass over them,
     ``slot[k] >= 0`` marking the candidate columns; ``list_sparse_entries``); each
-    feature's rest bin gets the node's class ``totals`` minus its listed entries'."""
+    feature's rest bin gets the node's class ``totals`` minus its listed entries'.
+
+    At a node of every row with two classes, a one-hot column (one stored value
+    beside its zeros) is summed down its stored rows instead (``_sum_one_hot``),
+    in registers: the row pass's adds to a bin shared by consecutive rows wait on
+    each other through memory, and the stored rows' counts are known."""
     C = hist.weights.shape[1]
     n = index_order.shape[0]
     weights, counts = hist.weights, hist.counts
     _clear(coarse, feats, hist)
+    wanted, n_summed = slot, 0
+    if C == 2 and n == data.csr_indptr.shape[0] - 1:
+        wanted, n_summed = _sum_one_hot(coarse, data, feats, slot, w, y, totals, hist)
     indptr, features, bins = coarse.listed_indptr, coarse.listed_features, coarse.listed_bins
-    every_column = feats.shape[0] == slot.shape[0]  # no candidate test per entry
-    for p in range(n):
-        i = u(index_order[p])
-        c = u(y[i])
-        wi = w[i]
-        for e in range(u(indptr[i]), u(indptr[i + 1])):
-            if every_column or slot[u(features[e])] >= 0:
-                b = u(bins[e])
-                weights[b, c] += wi
-                counts[b] += 1
+    every_column = n_summed == 0 and feats.shape[0] == slot.shape[0]  # no test per entry
+    if _lists_any(coarse, feats, wanted):
+        for p in range(n):
+            i = u(index_order[p])
+            c = u(y[i])
+            wi = w[i]
+            for e in range(u(indptr[i]), u(indptr[i + 1])):
+                if every_column or wanted[u(features[e])] >= 0:
+                    b = u(bins[e])
+                    weights[b, c] += wi
+                    counts[b] += 1
     stored = np.empty(C)
     for j in range(feats.shape[0]):
         k = feats[j]
         lo, hi = coarse.offsets[k], coarse.offsets[k + 1]
-        _add_the_rest(weights[lo:hi], counts[lo:hi], coarse.rest_bin[k] - lo, totals, n, stored)
+        if wanted[k] >= 0:
+            _add_the_rest(weights[lo:hi], counts[lo:hi], coarse.rest_bin[k] - lo, totals, n,
+                          stored)
     total = 0.0
     for c in range(C):
         total += totals[c]
     # the rest bins add one subtraction of two sums of at most n rows each
     hist.error[0] = (2 * n + 3 * MAX_COARSE) * ULP * total
+
+
+@njit(cache=True)
+def _lists_any(coarse, feats, wanted):
+    """Whether a feature of ``feats`` that is ``wanted`` (>= 0) lists a row."""
+    for j in range(feats.shape[0]):
+        k = feats[j]
+        if wanted[k] >= 0 and coarse.listed_rows[k] > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _sum_one_hot(coarse, data, feats, slot, w, y, totals, hist):
+    """At a node of every row (two classes), the histogram of each one-hot candidate
+    column: its stored value's bin counts the column's stored entries, its class
+    weights summed down its stored rows (ascending) in registers, in two interleaved
+    running sums each (their sum is a sum of the same terms: the same error bound);
+    its zeros' bin gets the rest of the node (``_add_the_rest``).  Returns ``slot``
+    with those columns marked -1, for the row pass to skip, and their count."""
+    unit = unit_factors()
+    second = np.empty(w.shape[0])  # each row's weight if of class 1, else 0.0
+    for i in range(w.shape[0]):
+        second[i] = flagged(w[i], np.intp(y[i] != 0), unit)
+    wanted = slot.copy()
+    n_summed = 0
+    stored = np.empty(2)
+    rows = data.csc_rows
+    for j in range(feats.shape[0]):
+        k = feats[j]
+        lo, hi = data.bin_offsets[k], data.bin_offsets[k + 1]
+        if hi - lo != 2 or data.zero_rank[k] < 0:
+            continue
+        b = coarse.offsets[k] + coarse.of_rank[lo + 1 - data.zero_rank[k]]
+        first, last = data.csc_indptr[k], data.csc_indptr[k + 1]
+        a0, a1, b0, b1 = 0.0, 0.0, 0.0, 0.0
+        e = first
+        while e + 1 < last:
+            i, i2 = u(rows[e]), u(rows[e + 1])
+            a1 += second[i]
+            a0 += w[i] - second[i]
+            b1 += second[i2]
+            b0 += w[i2] - second[i2]
+            e += 2
+        if e < last:
+            i = u(rows[e])
+            a1 += second[i]
+            a0 += w[i] - second[i]
+        hist.weights[b, 0] = a0 + b0
+        hist.weights[b, 1] = a1 + b1
+        hist.counts[b] = last - first
+        f_lo, f_hi = coarse.offsets[k], coarse.offsets[k + 1]
+        zero = coarse.of_rank[lo + data.zero_rank[k]]
+        _add_the_rest(hist.weights[f_lo:f_hi], hist.counts[f_lo:f_hi], np.intp(zero), totals,
+                      w.shape[0], stored)
+        wanted[k] = -1
+        n_summed += 1
+    return wanted, n_summed
 
 
 @njit(cache=True)

@@ -799,8 +799,8 @@ def run_exhaustive(params, data, work, task, coarse, hist, hist_ready, totals):
         return run(np.int64(EXHAUSTIVE), params, data, work, task)
     if not hist_ready:
         if is_sparse:
-            cs.build_sparse(coarse, feats, candidate_slots(feats, coarse.offsets.shape[0] - 1),
-                            index_order, w, y, totals, hist)
+            slot = candidate_slots(feats, coarse.offsets.shape[0] - 1)
+            cs.build_sparse(coarse, data, feats, slot, index_order, w, y, totals, hist)
         else:
             cs.build_dense(coarse, feats, index_order, w, y, totals, hist, params.n_threads)
     node_weight = 0.0
