@@ -240,8 +240,8 @@ def coarse_columns(codes, bin_offsets, two_level, max_bins, min_mean_bins, n_thr
     bin_rows = np.empty(offsets[K] + 1, np.int64)
     bin_rows[offsets[K]] = first_row[K]  # the others: each feature's lane
     none, unlisted = no_other_rows(K), no_listed_entries(K)
-    out = CoarseBins(np.empty((K, n), np.uint8), unlisted.indptr, unlisted.features, unlisted.bins,
-                     unlisted.rest_bin, unlisted.rows, offsets, np.zeros(offsets[K], np.int64),
+    out = CoarseBins(np.empty((K, n), np.uint8), unlisted.indptr, unlisted.bins, unlisted.rest_bin,
+                     unlisted.rows, unlisted.bin_feature, offsets, np.zeros(offsets[K], np.int64),
                      of_rank.astype(np.uint8), min_mean_bins, np.empty(first_row[K], np.int32),
                      bin_rows, none.dominant, none.offsets, none.rows, none.codes)
     if lanes == 1:
@@ -250,7 +250,7 @@ def coarse_columns(codes, bin_offsets, two_level, max_bins, min_mean_bins, n_thr
         for lane in prange(lanes):
             _fill_lane(codes, bin_offsets, of_rank, first_row, out, np.int64(lane), lanes)
     others = list_other_rows(out.codes, offsets, two_level)
-    return CoarseBins(out.codes, unlisted.indptr, unlisted.features, unlisted.bins,
-                      unlisted.rest_bin, unlisted.rows, offsets, out.span, out.of_rank,
+    return CoarseBins(out.codes, unlisted.indptr, unlisted.bins, unlisted.rest_bin,
+                      unlisted.rows, unlisted.bin_feature, offsets, out.span, out.of_rank,
                       min_mean_bins, out.by_rank, bin_rows, others.dominant, others.offsets,
                       others.rows, others.codes)

@@ -89,11 +89,11 @@ CoarseBins = namedtuple("CoarseBins", [
     "codes",     # dense: (K, n) uint8 coarse bin of every example; sparse: empty
     # sparse: each row's entries outside its feature's rest bin (``list_sparse_entries``)
     "listed_indptr",    # (n + 1) int64: row i's entries are listed_indptr[i]:listed_indptr[i + 1]
-    "listed_features",  # int32: each entry's feature
     "listed_bins",      # int32: each entry's global coarse bin
     "rest_bin",  # sparse: per feature, the global coarse bin of its rows not listed (the one
                  # holding the most rows, its implicit zeros' on a tie); dense: -1
     "listed_rows",  # sparse: per feature, how many rows it lists; dense: 0
+    "bin_feature",  # sparse: per global coarse bin, its feature (int32); dense: empty
     "offsets",   # (K + 1) int64: feature k's coarse bins are offsets[k]:offsets[k + 1]
     "span",      # per global coarse bin, how many exact ranks (distinct values) it holds
     "of_rank",   # per exact bin (Dataset.bin_offsets layout), its coarse bin within its feature
@@ -108,7 +108,7 @@ CoarseBins = namedtuple("CoarseBins", [
 ])
 
 ListedEntries = namedtuple("ListedEntries", [  # CoarseBins' sparse fields, in order
-    "indptr", "features", "bins", "rest_bin", "rows",
+    "indptr", "bins", "rest_bin", "rows", "bin_feature",
 ])
 
 OtherRows = namedtuple("OtherRows", [
@@ -228,8 +228,9 @@ def no_coarse_bins():
 @njit(cache=True)
 def no_listed_entries(n_features):
     """The ``ListedEntries`` of dense CoarseBins (of ``n_features`` features): none."""
-    return ListedEntries(np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32),
-                         np.full(n_features, -1, np.int64), np.zeros(n_features, np.int64))
+    return ListedEntries(np.zeros(1, np.int64), np.zeros(0, np.int32),
+                         np.full(n_features, -1, np.int64), np.zeros(n_features, np.int64),
+                         np.zeros(0, np.int32))
 
 
 @njit(cache=True)
@@ -308,7 +309,6 @@ def list_sparse_entries(csr_indptr, csr_features, entry_bins, zero_bin, offsets)
             k = csr_features[e]
             listed += np.int64(entry_bins[e] != rest_bin[k]) - np.int64(zeros_listed[k])
         indptr[i + 1] = indptr[i] + listed
-    features = np.empty(indptr[n], np.int32)
     bins = np.empty(indptr[n], np.int32)
     stored_in = np.full(K, -1, np.int64)  # the last row that stores each feature
     for i in range(n):
@@ -317,16 +317,18 @@ def list_sparse_entries(csr_indptr, csr_features, entry_bins, zero_bin, offsets)
             k = csr_features[e]
             stored_in[k] = i
             if entry_bins[e] != rest_bin[k]:
-                features[m], bins[m] = k, entry_bins[e]
+                bins[m] = entry_bins[e]
                 m += 1
         for k in filled:
             if stored_in[k] != i:  # an implicit zero, outside its feature's rest bin
-                features[m], bins[m] = k, zero_bin[k]
+                bins[m] = zero_bin[k]
                 m += 1
     listed_rows = np.empty(K, np.int64)
+    bin_feature = np.empty(offsets[K], np.int32)
     for k in range(K):
         listed_rows[k] = n - rows_in[rest_bin[k]]
-    return ListedEntries(indptr, features, bins, rest_bin, listed_rows)
+        bin_feature[offsets[k]:offsets[k + 1]] = k
+    return ListedEntries(indptr, bins, rest_bin, listed_rows, bin_feature)
 
 
 @njit(cache=True)
@@ -635,7 +637,7 @@ def build_sparse(coarse, data, feats, slot, index_order, w, y, totals, hist):
     wanted, n_summed = slot, 0
     if C == 2 and n == data.csr_indptr.shape[0] - 1:
         wanted, n_summed = _sum_one_hot(coarse, data, feats, slot, w, y, totals, hist)
-    indptr, features, bins = coarse.listed_indptr, coarse.listed_features, coarse.listed_bins
+    indptr, bins, bin_feature = coarse.listed_indptr, coarse.listed_bins, coarse.bin_feature
     every_column = n_summed == 0 and feats.shape[0] == slot.shape[0]  # no test per entry
     if _lists_any(coarse, feats, wanted):
         for p in range(n):
@@ -643,8 +645,8 @@ def build_sparse(coarse, data, feats, slot, index_order, w, y, totals, hist):
             c = u(y[i])
             wi = w[i]
             for e in range(u(indptr[i]), u(indptr[i + 1])):
-                if every_column or wanted[u(features[e])] >= 0:
-                    b = u(bins[e])
+                b = u(bins[e])
+                if every_column or wanted[u(bin_feature[b])] >= 0:
                     weights[b, c] += wi
                     counts[b] += 1
     stored = np.empty(C)
