@@ -696,21 +696,21 @@ def _sum_one_hot(coarse, data, feats, slot, w, y, totals, hist):
             continue
         b = coarse.offsets[k] + coarse.of_rank[lo + 1 - data.zero_rank[k]]
         first, last = data.csc_indptr[k], data.csc_indptr[k + 1]
-        a0, a1, b0, b1 = 0.0, 0.0, 0.0, 0.0
+        even_0, even_1, odd_0, odd_1 = 0.0, 0.0, 0.0, 0.0  # class sums, alternate rows
         e = first
         while e + 1 < last:
             i, i2 = u(rows[e]), u(rows[e + 1])
-            a1 += second[i]
-            a0 += w[i] - second[i]
-            b1 += second[i2]
-            b0 += w[i2] - second[i2]
+            even_1 += second[i]
+            even_0 += w[i] - second[i]
+            odd_1 += second[i2]
+            odd_0 += w[i2] - second[i2]
             e += 2
         if e < last:
             i = u(rows[e])
-            a1 += second[i]
-            a0 += w[i] - second[i]
-        hist.weights[b, 0] = a0 + b0
-        hist.weights[b, 1] = a1 + b1
+            even_1 += second[i]
+            even_0 += w[i] - second[i]
+        hist.weights[b, 0] = even_0 + odd_0
+        hist.weights[b, 1] = even_1 + odd_1
         hist.counts[b] = last - first
         f_lo, f_hi = coarse.offsets[k], coarse.offsets[k + 1]
         zero = coarse.of_rank[lo + data.zero_rank[k]]
