@@ -783,7 +783,7 @@ def test_prefiltered_trees_on_one_hot_columns_are_the_unfiltered_trees(seed, cri
     """Sparse one-hot columns, rare, common and stored everywhere, beside a many-valued
     one, two classes, every row: the root's one-hot columns are summed down their
     stored rows (``_sum_one_hot``), the others' rows listed outside their rest bins;
-    the same tree as the plain search.  Zero weights, ratios up to e^40, ties."""
+    the same tree as the plain search.  Zero weights, lognormal weights of sigma 8, ties."""
     rng = np.random.default_rng(seed)
     n = 300
     shares = [0.02, 0.3, 0.5, 0.7, 0.95, 1.0]
