@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 import newton_oracle as oracle
 from apsplit.experiments.stock import load_split
 from apsplit.kernels import newton_hist
+from apsplit.kernels.newton_moves import OpenRows
+from apsplit.kernels.newton_split import make_level
 from apsplit.newton import NewtonData, NewtonParams, NewtonTree, grow_newton_forest, grow_newton_tree
 from strategies import scaled
 from test_newton import (all_features, all_rows, as_input, assert_same_tree, params,
@@ -208,3 +210,88 @@ def test_the_benchmark_checks_the_trees_and_prints_a_ratio(capsys, tmp_path):
     assert (tmp_path / "h.png").stat().st_size > 0
     row = capsys.readouterr().out.splitlines()[1].split(" | ")
     assert row[:2] == ["pendigits", "16 of 16"] and float(row[4]) > 0
+
+
+def _two_levels(h_values, seed=0, n=400):
+    """A parent level of two slots over satimage-like codes and its four children (slot
+    s's rows split in two by a random draw): the columns, the rows by slot of each level,
+    the parent level's histograms and both levels' sums."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 12, (n, 3)).astype(float)
+    X[rng.random((n, 3)) < 0.1] = np.nan
+    data = NewtonData(X, histogram_density=0.0)
+    cols = data.columns()
+    gh = np.column_stack([rng.normal(size=n), h_values(rng, n)])
+    parent_pos = rng.integers(0, 2, n).astype(np.int32)
+    child_pos = (2 * parent_pos + (rng.random(n) < 0.3)).astype(np.int32)
+
+    def by_slot(position, m):
+        rows = np.concatenate([np.flatnonzero(position == s) for s in range(m)])
+        return OpenRows(rows, np.array([0, *np.cumsum(np.bincount(position, minlength=m))]))
+
+    def sums(position, m):
+        level = make_level(m)
+        for s in range(m):
+            at = position == s
+            level.grad[s], level.hess[s] = gh[at, 0].sum(), gh[at, 1].sum()
+            level.n_rows[s], level.n_pos[s] = at.sum(), (gh[at, 1] > 0).sum()
+            level.abs_grad[s] = np.abs(gh[at, 0]).sum()
+        return level
+
+    features = data.histogram_features
+    parent_bins = newton_hist.accumulate(cols, gh, by_slot(parent_pos, 2), features, 1,
+                                         newton_hist.every_slot_summed(2), 1.0)
+    return (cols, gh, features, by_slot(child_pos, 4), parent_bins, sums(parent_pos, 2),
+            sums(child_pos, 4))
+
+
+def test_a_larger_child_is_its_parent_minus_its_sibling():
+    """Of each pair the child of more rows is derived; its counts are the summed ones
+    exactly, its G and H within a few ulps of the parent's sums, an empty bin exactly 0."""
+    cols, gh, features, rows, parent_bins, parent_level, level = _two_levels(
+        lambda rng, n: rng.uniform(0.05, 0.25, n))
+    siblings = newton_hist.pair_siblings(parent_bins.bins, np.array([0, 2]), parent_level,
+                                         level, 1.0)
+    larger = [int(level.n_rows[2 * p + 1] >= level.n_rows[2 * p]) + 2 * p for p in range(2)]
+    assert list(np.flatnonzero(~siblings.direct)) == larger
+    derived = newton_hist.accumulate(cols, gh, rows, features, 1, siblings, 0.0)
+    summed = newton_hist.accumulate(cols, gh, rows, features, 1,
+                                    newton_hist.every_slot_summed(4), 0.0)
+    counts = [newton_hist.N_ZERO, newton_hist.N_ROWS]
+    np.testing.assert_array_equal(derived.bins[..., counts], summed.bins[..., counts])
+    assert np.all(derived.bins[derived.bins[..., newton_hist.N_ROWS] == 0] == 0.0)
+    scale = np.abs(gh).sum(0) * 1e-13
+    for c in (newton_hist.GRAD, newton_hist.HESS):
+        assert np.abs(derived.bins[..., c] - summed.bins[..., c]).max() <= scale[c]
+    np.testing.assert_array_equal(derived.bins[siblings.direct], summed.bins[siblings.direct])
+
+
+def test_a_child_much_smaller_than_its_parent_in_sum_of_g_is_summed():
+    """``DERIVE_WITHIN``: a derived child's subtraction rounding (a few ulps of the
+    parent's sums) must stay a few ulps of its own."""
+    _, _, _, _, parent_bins, parent_level, level = _two_levels(lambda rng, n: np.full(n, 0.5))
+    level.abs_grad[:] = parent_level.abs_grad.max() / (2 * newton_hist.DERIVE_WITHIN)
+    siblings = newton_hist.pair_siblings(parent_bins.bins, np.array([0, 2]), parent_level,
+                                         level, 1.0)
+    assert siblings.direct.all()
+
+
+def test_a_derived_slot_near_min_child_weight_is_summed_from_its_rows():
+    """min_child_weight = the hessian sum of a derived slot's first nonempty bin: a side
+    of exactly min_child_weight, whose admissibility the subtraction's rounding could
+    decide.  The slot is flagged and summed from its rows: its bins are the summed ones
+    to the bit."""
+    cols, gh, features, rows, parent_bins, parent_level, level = _two_levels(
+        lambda rng, n: rng.uniform(0.05, 0.25, n))
+    siblings = newton_hist.pair_siblings(parent_bins.bins, np.array([0, 2]), parent_level,
+                                         level, 1.0)
+    t = int(np.flatnonzero(~siblings.direct)[0])
+    summed = newton_hist.accumulate(cols, gh, rows, features, 1,
+                                    newton_hist.every_slot_summed(4), 0.0)
+    first = np.flatnonzero(summed.bins[t, :, newton_hist.N_ROWS] > 0)[0]
+    mcw = summed.bins[t, first, newton_hist.HESS]
+    near = newton_hist._derive_slots(newton_hist.accumulate(
+        cols, gh, rows, features, 1, newton_hist.every_slot_summed(4), mcw), siblings, mcw, 1)
+    assert near[t]
+    probe = newton_hist.accumulate(cols, gh, rows, features, 1, siblings, mcw)
+    np.testing.assert_array_equal(probe.bins[t], summed.bins[t])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from apsplit.kernels import lanes, newton_grow
-from apsplit.kernels.newton_moves import move_rows
+from apsplit.kernels.newton_moves import OpenRows, move_rows, regroup
 from apsplit.newton import NewtonData
 
 N = 3 * lanes.MIN_WORK_PER_LANE   # enough rows and entries for two lanes in both passes
@@ -74,3 +74,20 @@ def test_every_row_goes_where_its_split_sends_it(n_threads):
     np.testing.assert_array_equal(moved, expected_moved)
     np.testing.assert_array_equal(tree.row_leaf, expected_leaf)
     assert set(np.unique(moved)) == {-1, 0, 1, 2, 3, 4, 5}
+
+
+def test_regroup_puts_each_split_slots_rows_in_its_childrens_segments():
+    """Slot 0 became a leaf, slots 1 and 2 split (children 0-1 and 2-3): the next level's
+    rows are slot by slot, each child's ascending, and ``position`` takes ``moved``."""
+    rng = np.random.default_rng(5)
+    n = 40
+    position = rng.integers(0, 3, n).astype(np.int32)
+    rows = np.concatenate([np.flatnonzero(position == s) for s in range(3)])
+    start = np.array([0, *np.cumsum(np.bincount(position, minlength=3))])
+    child_slot = np.array([-1, 0, 2])
+    moved = np.where(position == 0, -1, 2 * (position - 1) + rng.integers(0, 2, n)).astype(np.int32)
+    out = regroup(OpenRows(rows, start), position, moved, child_slot)
+    expected = [np.flatnonzero(moved == t) for t in range(4)]
+    np.testing.assert_array_equal(out.rows, np.concatenate(expected))
+    np.testing.assert_array_equal(out.start, [0, *np.cumsum([e.size for e in expected])])
+    np.testing.assert_array_equal(position, moved)

@@ -14,6 +14,7 @@ import apsplit
 from apsplit.adapters import DMatrix, train
 from apsplit.kernels import (coarse, lanes, newton_grow, newton_hist, newton_moves,
                              newton_parallel)
+from apsplit.kernels.newton_moves import OpenRows
 from apsplit.kernels.newton_split import Rows, make_level
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_forest, grow_newton_tree
 from apsplit.parallel import check_threads as thread_count
@@ -163,10 +164,14 @@ def test_the_parallel_loops_are_parallel():
     level = make_level(m)
     params = NewtonParams().kernel_params(n, 2)
     allowed = np.ones((2, m), np.bool_)
-    bins = newton_hist.accumulate(cols, gh, position, np.arange(n), np.array([2, 3]), m, 2)
+    open_rows = OpenRows(np.concatenate([np.flatnonzero(position == s) for s in range(m)]),
+                         np.array([0, *np.cumsum(np.bincount(position, minlength=m))]))
+    summed = newton_hist.every_slot_summed(m)
+    bins = newton_hist.accumulate(cols, gh, open_rows, np.array([2, 3]), 2, summed, 1.0)
     bound = newton_grow.grow_newton.py_func.__globals__
-    assert _has_parallel_loop(newton_hist.accumulate, cols, gh, position, np.arange(n),
-                              np.array([2, 3]), m, 2)
+    assert _has_parallel_loop(newton_hist._sum_slots, cols, gh, open_rows, summed.direct, bins,
+                              2)
+    assert _has_parallel_loop(newton_hist._derive_slots, bins, summed, 1.0, 2)
     assert _has_parallel_loop(bound["scan_batch"], cols, Rows(gh, position), np.array([0, 1]),
                               allowed, level, params, newton_parallel.new_batch(2, m))
     assert _has_parallel_loop(bound["scan_bins_batch"], cols, bins, np.array([2, 3]), allowed,

@@ -133,7 +133,7 @@ def named_state(repeats):
     level_score = newton_score(G, H, params)
     from apsplit.kernels.newton_split import Level
     level = Level(np.array([G]), np.array([H]), np.array([n]), np.array([n]),
-                  np.array([level_score]), np.zeros(1))
+                  np.array([level_score]), np.zeros(1), np.abs(gh[:, 0]).sum(keepdims=True))
     rows = Rows(gh, position)
     named = _best_of(repeats, _named_passes, cols, rows, level, make_running(1), make_best(1),
                      params, data.n_features)

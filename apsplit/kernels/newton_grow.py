@@ -10,7 +10,8 @@ open nodes are slots 0..m-1 and every row of an open node carries its slot
    a categorical feature's, ``newton_categorical.scan_categorical`` (a set of
    codes goes right); a histogram feature's (``Columns.hist_index``: dense, few
    values), ``newton_hist.scan_bins`` on the level's per-node histograms, summed
-   by one pass over the open rows (``newton_hist.accumulate``): the same
+   by one pass over the rows of each split node's smaller child and derived for
+   the other from the previous level's (``newton_hist.accumulate``): the same
    candidates in the same order, features by index whatever their path; a node
    whose best split is on a histogram feature gets its gain recomputed in the
    column's order (``newton_hist.column_order_gains``), the column scan's gain
@@ -25,8 +26,11 @@ open nodes are slots 0..m-1 and every row of an open node carries its slot
    feature by one pass over that feature's column (x <= threshold goes left;
    a categorical split sends its set right), or, for a histogram feature, by
    the value of the row's code in the pass over the open rows,
-   the others (missing) to the default side; rows of nodes that became leaves
-   leave the open set (``newton_moves.move_rows``, on ``Params.n_threads`` threads).
+   the others (missing) to the default side (``newton_moves.move_rows``, on
+   ``Params.n_threads`` threads); the open rows are kept by slot, each slot's
+   ascending (``newton_moves.OpenRows``): each split node's rows go to its left
+   child's segment, then its right child's, and rows of nodes that became
+   leaves leave (``newton_moves.regroup``).
 
 So a level costs O(open rows + stored entries of the candidate features), and
 a tree O(depth x entries), whatever the number of nodes.  Before a level, when
@@ -72,14 +76,15 @@ from . import (newton_categorical, newton_hist, newton_indicator, newton_moves, 
 from .newton_categorical import (copy_set, max_categories, new_category_sets,
                                  scan_categorical, store_set)
 from .lanes import PRANGE_ONLY
-from .newton_hist import accumulate, chunk_end, column_order_gains
+from .newton_hist import (accumulate, chunk_end, column_order_gains, every_slot_summed,
+                          pair_siblings, same_features)
 from .newton_indicator import level_sums, no_sums, scan_indicator
-from .newton_moves import move_rows
+from .newton_moves import OpenRows, move_rows, regroup
 from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _scan_lane,
                               batch_end, feature_best, merge_best, merge_slot, new_batch,
                               reset_best, slots_allowed)
-from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Level, Rows, make_best, newton_score,
-                           newton_weight)
+from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Rows, make_best, make_level,
+                           newton_score, newton_weight)
 
 LEAF = -1
 
@@ -191,11 +196,10 @@ def split_threshold(left_value, right_value):
 @njit(inline='always')
 def level_stats(rows, active, m, params, score):
     """The Level of ``m`` slots: sums over the ``active`` rows (in their order) per slot."""
-    level = Level(np.zeros(m), np.zeros(m), np.zeros(m, np.int64), np.zeros(m, np.int64),
-                  np.zeros(m), np.zeros(m))
-    abs_grad = np.zeros(m)
+    level = make_level(m)
     position, gh = rows.position, rows.gh  # arrays out of the tuples once (newton_split._pass)
     grad, hess, n_pos, n_rows = level.grad, level.hess, level.n_pos, level.n_rows
+    abs_grad = level.abs_grad
     for p in range(active.shape[0]):
         r = active[p]
         s = position[r]
@@ -288,7 +292,8 @@ def _grow(cols, gh, root_rows, features, params, draw):
     n_codes = 0
     position = np.full(n_rows, -1, np.int32)
     moved = np.full(n_rows, -1, np.int32)
-    active = root_rows.copy()
+    open_rows = OpenRows(root_rows.copy(), np.array([0, root_rows.shape[0]], np.int64))
+    active = open_rows.rows  # in slot order, each slot's ascending
     for p in range(active.shape[0]):
         position[active[p]] = 0
     slot_node = np.zeros(1, np.int64)
@@ -309,6 +314,10 @@ def _grow(cols, gh, root_rows, features, params, draw):
     use_indicators = (indicator_index[features] >= 0).any()
     sums = no_sums(cols.indicator_value.shape[0])  # the level's indicator sums
     child_slot = np.zeros(0, np.int64)  # the previous level's slots' left child's slot
+    # the previous level's sums, and its histograms when one chunk held them all
+    parent_level = make_level(0)
+    parent_bins = np.zeros((0, 0, 4))
+    parent_features = features[:0]
     for depth in range(params.max_depth + 1):
         m = slot_node.shape[0]
         if depth < params.max_depth and column_features.shape[0] > 0 \
@@ -359,7 +368,9 @@ def _grow(cols, gh, root_rows, features, params, draw):
         batch_stop = 0
         row = 0  # the batch's row of the next column feature
         # no histogram summed yet (an empty LevelBins: numba needs the variable typed here)
-        level_bins = accumulate(cols, gh, position, active, scanned[:0], m, np.int64(1))
+        level_bins = accumulate(cols, gh, open_rows, scanned[:0], np.int64(1),
+                                every_slot_summed(m), params.min_child_weight)
+        n_chunks = 0
         end = 0  # the histograms of scanned[:end] have been summed and scanned
         hist_batch = new_batch(0, m)  # their features' bests, in order
         hist_row = 0
@@ -383,8 +394,14 @@ def _grow(cols, gh, root_rows, features, params, draw):
                 if j >= end:
                     end = chunk_end(cols, scanned, in_histograms, j, m)
                     in_chunk = np.flatnonzero(in_histograms[j:end]) + j
-                    level_bins = accumulate(cols, gh, position, active, scanned[in_chunk], m,
-                                            params.n_threads)
+                    chunk = scanned[in_chunk]
+                    siblings = every_slot_summed(m)
+                    if same_features(parent_features, chunk):
+                        siblings = pair_siblings(parent_bins, child_slot, parent_level, level,
+                                                 params.reg_lambda)
+                    level_bins = accumulate(cols, gh, open_rows, chunk, params.n_threads,
+                                            siblings, params.min_child_weight)
+                    n_chunks += 1
                     hist_batch = new_batch(in_chunk.shape[0], m)
                     scan_bins_batch(cols, level_bins, scanned[in_chunk],
                                     slots_allowed(node_allowed, in_chunk, m, by_node), level,
@@ -403,6 +420,9 @@ def _grow(cols, gh, root_rows, features, params, draw):
                 if merge_slot(best, level, one, s):
                     copy_set(sets, one_sets, s)
         column_order_gains(cols, rows, active, level, best, params, score)
+        parent_level = level
+        parent_bins = level_bins.bins
+        parent_features = level_bins.features if n_chunks == 1 else features[:0]
         child_slot = np.full(m, -1, np.int64)  # the left child's slot; the right one's is next
         n_split = 0
         for s in range(m):
@@ -430,14 +450,8 @@ def _grow(cols, gh, root_rows, features, params, draw):
         split_on[:] = False
         move_rows(tree, cols, active, position, moved, child_slot, slot_node, split_columns,
                   params.n_threads)
-        kept = 0
-        for p in range(active.shape[0]):
-            r = active[p]
-            position[r] = moved[r]
-            if moved[r] >= 0:
-                active[kept] = r
-                kept += 1
-        active = active[:kept]
+        open_rows = regroup(open_rows, position, moved, child_slot)
+        active = open_rows.rows
         slot_node = next_slot_node
     for p in range(active.shape[0]):
         r = active[p]

@@ -6,13 +6,15 @@ value as a rank code (``Columns.hist_codes``, n x F_hist uint8, row-major):
 code c < n_bins is the c-th smallest distinct present value
 (``Columns.hist_values``), code n_bins marks a missing value.  A level then
 
-1. ``accumulate``: one pass over the open rows (``active``, in their order)
-   adds each row's (g, h, [h = 0], 1) to the bin of its code in its node's
-   histogram of every histogram feature the level scans (a missing row's
-   code is a last bin that nothing reads: no branch per entry; the rows with
-   h > 0 of a bin are its rows minus those with h = 0, a channel only the
-   rows of zero hessian, rare, add to: three channels per entry instead of
-   four, 0.88-0.89x of a fit on satimage and pendigits, measured);
+1. ``accumulate``: one pass over the rows of the nodes it sums
+   (``newton_moves.OpenRows``: slot by slot, each slot's ascending) adds each
+   row's (g, h, [h = 0], 1) to the bin of its code in its node's histogram of
+   every histogram feature the level scans (a missing row's code is a last bin
+   that nothing reads: no branch per entry; the rows with h > 0 of a bin are
+   its rows minus those with h = 0, a channel only the rows of zero hessian,
+   rare, add to: three channels per entry instead of four, 0.88-0.89x of a fit
+   on satimage and pendigits, measured); the other nodes' histograms are
+   derived (sibling subtraction, below);
 2. ``scan_bins``: per open node, the bins in value order stand for the
    column's entries: descending for the backward pass, ascending for the
    forward pass, a bin empty in the node skipped.
@@ -49,9 +51,35 @@ a hessian sum within a few ulps of ``min_child_weight``, can come out the
 other way: measure-zero events, which the dyadic tests (exact sums) exclude
 and which the column scan itself meets when its rows are reordered.
 
-Cost: O(open rows x histogram features) for the pass, O(open nodes x bins)
-for the scan, against O(entries) for the column scan with random access to
-``gh[row]``, ``position[row]`` and per-node running sums held in memory.
+Sibling subtraction (``pair_siblings``, ``_derive_share``).  Below the root,
+the open nodes come in pairs, the children of one split node, whose rows are
+its rows.  The child with more rows is *derived*: each bin is its parent's
+minus its sibling's (the previous level's histograms, kept when one chunk held
+them all, ``chunk_end``); the other child is summed.  A level then sums at most
+half of its open rows (the root's level sums all), as LightGBM does.  Counts
+are integers, exact, so a bin of no row is exactly 0 and skipped as before.
+A derived G or H differs from the summed one by rounding, a few ulps of the
+parent's sums: a child is derived only if its parent's sum of |g|, and its
+hessian sum plus lambda, are at most ``DERIVE_WITHIN`` (64) times its own, so
+the difference stays within 64 x a few ulps of the child's own scale, far
+below the tie window (1e-10 of it), and the choice is the summed histogram's
+but for gains within that much of beating another by exactly the window (the
+measure-zero events above; the chosen split's gain is recomputed in the
+column's order all the same).  The admissibility is a comparison of hessian
+sums with ``min_child_weight``, where rounding decides exactly at the line:
+a derived slot where some candidate's side, or the other side, has a hessian
+sum within ``MIN_CHILD_BAND`` (1e-9 of the node's H) of it is summed from its
+rows instead (``_derive_share`` checks every prefix of every feature's bins,
+the sides of both passes).  With dyadic statistics (the tests) every sum and
+difference is exact and the trees are the column scan's to the bit.
+
+Cost: O(rows of the summed nodes x histogram features) for the pass,
+O(open nodes x bins) for the scan and the subtraction, against O(entries)
+for the column scan with random access to ``gh[row]``, ``position[row]`` and
+per-node running sums held in memory.  With sibling subtraction and the rows
+by slot, a fit of 100 rounds took 0.73x its CPU time before on satimage,
+0.85x on pendigits, the same trees (``python -m benchmarks.newton_against
+<the checkout before> --repeats 5``, docs/gradient-boosting.md).
 """
 
 from typing import NamedTuple
@@ -60,6 +88,8 @@ import numpy as np
 from numba import njit, prange
 
 from .lanes import PRANGE_ONLY, lane_count
+from .unsigned import u
+from .newton_indicator import MIN_CHILD_BAND
 from .newton_split import side_gain
 
 MAX_BINS = 255   # distinct present values of a histogram feature; code 255 at most = missing
@@ -97,53 +127,199 @@ def chunk_end(cols, features, in_histograms, start, m):
 
 
 @njit(cache=True)
-def _accumulate_share(cols, gh, position, active, columns, offset, first, last, bins):
-    """Add every ``active`` row, in order, to its slot's bins of the features
-    ``first:last`` of the level's (their hist_codes ``columns``, bins from ``offset``)."""
-    codes = cols.hist_codes
-    for p in range(active.shape[0]):
-        r = active[p]
-        s = position[r]
-        g = gh[r, 0]
-        h = gh[r, 1]
-        for k in range(first, last):
-            b = offset[k] + codes[r, columns[k]]
-            bins[s, b, GRAD] += g
-            bins[s, b, HESS] += h
-            bins[s, b, N_ROWS] += 1.0
-        if not h > 0.0:
+def _sum_share(cols, gh, open_rows, chosen, level_bins, first, last):
+    """Add the rows of every ``chosen`` slot (``newton_moves.OpenRows``), in order, to the slot's bins
+    of the features ``first:last`` of ``level_bins``."""
+    codes, rows, start = cols.hist_codes, open_rows.rows, open_rows.start
+    bins, offset = level_bins.bins, level_bins.offset
+    columns = np.empty(last, np.int64)
+    for k in range(first, last):
+        columns[k] = cols.hist_index[level_bins.features[k]]
+    for s in range(chosen.shape[0]):
+        if not chosen[s]:
+            continue
+        for p in range(start[s], start[s + 1]):
+            r = u(rows[p])
+            g = gh[r, 0]
+            h = gh[r, 1]
             for k in range(first, last):
-                bins[s, offset[k] + codes[r, columns[k]], N_ZERO] += 1.0
+                b = u(offset[k] + codes[r, u(columns[k])])
+                bins[u(s), b, GRAD] += g
+                bins[u(s), b, HESS] += h
+                bins[u(s), b, N_ROWS] += 1.0
+            if not h > 0.0:
+                for k in range(first, last):
+                    bins[u(s), u(offset[k] + codes[r, u(columns[k])]), N_ZERO] += 1.0
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
-def accumulate(cols, gh, position, active, features, m, n_threads):
-    """The ``LevelBins`` of the ``m`` slots over the ``active`` rows for the histogram
-    ``features`` (ascending), every row added to its slot's bin of its code, in
-    ``active``'s order; the features in ``n_threads`` contiguous shares, one a thread
-    (a bin is summed by one thread, in row order: the same sums for any count)."""
-    n_features = cols.hist_index.shape[0]
+def _sum_slots(cols, gh, open_rows, chosen, level_bins, lanes):
+    """``_sum_share`` of every feature, in ``lanes`` contiguous shares of the features, one
+    a thread (a bin is summed by one thread, in row order: the same sums for any count)."""
+    k_count = level_bins.features.shape[0]
+    if lanes == 1:
+        _sum_share(cols, gh, open_rows, chosen, level_bins, np.int64(0), k_count)
+        return
+    for lane in prange(lanes):
+        share = np.int64(lane)  # prange's index is unsigned: cast, or the callee compiles twice
+        _sum_share(cols, gh, open_rows, chosen, level_bins, share * k_count // lanes,
+                   (share + 1) * k_count // lanes)
+
+
+class Siblings(NamedTuple):
+    """Where a level's histograms come from (module docstring, sibling subtraction):
+    slot t's are summed from its rows when ``direct[t]``, else derived as its
+    parent's minus its sibling's, ``parent_bins[parent[t]] - bins[t ^ 1]`` (a split
+    node's children are consecutive slots, left even)."""
+
+    direct: np.ndarray       # (m,) bool
+    parent: np.ndarray       # (m,) the parent's slot in ``parent_bins``
+    parent_bins: np.ndarray  # the previous level's ``LevelBins.bins``, the same features
+    hess: np.ndarray         # (m,) the slot's H (``Level.hess``)
+    n_pos: np.ndarray        # (m,) its rows of h > 0 (``Level.n_pos``)
+
+
+@njit(cache=True)
+def every_slot_summed(m):
+    """``Siblings`` summing every one of ``m`` slots from its rows."""
+    return Siblings(np.ones(m, np.bool_), np.zeros(m, np.int64), np.zeros((0, 0, 4)),
+                    np.zeros(m), np.zeros(m, np.int64))
+
+
+DERIVE_WITHIN = 64.0  # a child is derived only if its parent's sums are <= this x its own
+
+
+@njit(cache=True)
+def pair_siblings(parent_bins, child_slot, parent_level, level, reg_lambda):
+    """``Siblings`` for a level whose slots are the children of ``parent_level``'s
+    (``child_slot[p]``: p's left child, -1 if p did not split), with the previous
+    level's histograms ``parent_bins``: of each pair the child with more rows (the
+    right one on a tie) is derived, if its parent's sum of |g| and hessian sum + lambda
+    are at most ``DERIVE_WITHIN`` times its own (so that the subtraction's rounding, a
+    few ulps of the parent's sums, stays a few ulps of the child's too)."""
+    m = level.grad.shape[0]
+    direct = np.ones(m, np.bool_)
+    parent = np.zeros(m, np.int64)
+    for p in range(child_slot.shape[0]):
+        left = child_slot[p]
+        if left < 0:
+            continue
+        parent[left] = p
+        parent[left + 1] = p
+        t = left if level.n_rows[left] > level.n_rows[left + 1] else left + 1
+        small_grad = parent_level.abs_grad[p] <= DERIVE_WITHIN * level.abs_grad[t]
+        small_hess = (parent_level.hess[p] + reg_lambda
+                      <= DERIVE_WITHIN * (level.hess[t] + reg_lambda))
+        direct[t] = not (small_grad and small_hess)
+    return Siblings(direct, parent, parent_bins, level.hess, level.n_pos)
+
+
+@njit(cache=True)
+def same_features(parent_features, features):
+    """Whether the previous level's histograms hold exactly ``features`` (nonempty)."""
+    if features.shape[0] == 0 or parent_features.shape[0] != features.shape[0]:
+        return False
+    for k in range(features.shape[0]):
+        if parent_features[k] != features[k]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _derive_share(bins, siblings, offset, first, last, min_child_weight, near):
+    """Derive the bins of the features ``first:last`` of every derived slot (parent's
+    minus sibling's; a bin of no row exactly zero), and mark ``near[t]`` a derived slot
+    where an admissible-looking candidate's hessian sum, or the other side's, lies
+    within ``MIN_CHILD_BAND`` of the slot's H from ``min_child_weight``: there the
+    subtraction's rounding could decide the admissibility, so the caller sums that slot
+    from its rows.  A candidate's side is, up to rounding, a prefix P of the feature's
+    bins in value order (the forward pass) or the present rows' total T minus one (the
+    backward pass), and the other side is H minus it: both are checked at every prefix
+    ending before a nonempty bin, where both sides hold a row of h > 0 (counts, exact)."""
+    direct, parent, parent_bins = siblings.direct, siblings.parent, siblings.parent_bins
+    for t in range(direct.shape[0]):
+        if direct[t]:
+            continue
+        p = u(parent[t])
+        d = u(t ^ 1)
+        node_hess = siblings.hess[t]
+        node_pos = siblings.n_pos[t]
+        band = MIN_CHILD_BAND * node_hess
+        for k in range(first, last):
+            missing = offset[k + 1] - 1  # the missing code's bin
+            present = 0.0                # T and its rows of h > 0
+            present_pos = 0.0
+            for b in range(offset[k], offset[k + 1]):
+                count = parent_bins[p, u(b), N_ROWS] - bins[d, u(b), N_ROWS]
+                if count == 0.0:
+                    continue
+                for c in range(3):
+                    bins[u(t), u(b), c] = parent_bins[p, u(b), c] - bins[d, u(b), c]
+                bins[u(t), u(b), N_ROWS] = count
+                if b < missing:
+                    present += bins[u(t), u(b), HESS]
+                    present_pos += count - bins[u(t), u(b), N_ZERO]
+            prefix = 0.0
+            prefix_pos = 0.0
+            for b in range(offset[k], offset[k + 1]):
+                if bins[u(t), u(b), N_ROWS] == 0.0:
+                    continue
+                for side, side_pos in ((prefix, prefix_pos),
+                                       (present - prefix, present_pos - prefix_pos)):
+                    if side_pos > 0.0 and node_pos - side_pos > 0.0 and (
+                            abs(side - min_child_weight) <= band
+                            or abs(node_hess - side - min_child_weight) <= band):
+                        near[t] = True
+                prefix += bins[u(t), u(b), HESS]
+                prefix_pos += bins[u(t), u(b), N_ROWS] - bins[u(t), u(b), N_ZERO]
+
+
+@njit(cache=True, parallel=PRANGE_ONLY)
+def _derive_slots(level_bins, siblings, min_child_weight, lanes):
+    """``_derive_share`` of every feature, in ``lanes`` contiguous shares of the features;
+    returns the derived slots to sum from their rows instead."""
+    k_count = level_bins.features.shape[0]
+    near = np.zeros(siblings.direct.shape[0], np.bool_)
+    if lanes == 1:
+        _derive_share(level_bins.bins, siblings, level_bins.offset, np.int64(0), k_count,
+                      min_child_weight, near)
+        return near
+    for lane in prange(lanes):
+        share = np.int64(lane)
+        _derive_share(level_bins.bins, siblings, level_bins.offset, share * k_count // lanes,
+                      (share + 1) * k_count // lanes, min_child_weight, near)
+    return near
+
+
+@njit(cache=True)
+def accumulate(cols, gh, open_rows, features, n_threads, siblings, min_child_weight):
+    """The ``LevelBins`` of the level's slots (``siblings``: which are summed, which
+    derived) for the histogram ``features`` (ascending): every row of a summed slot
+    (``open_rows``) added to its slot's bin of its code, in row order, then the derived
+    slots' bins as their parent's minus their sibling's, and the derived slots too near
+    ``min_child_weight`` (``_derive_share``) summed after all."""
+    m = siblings.direct.shape[0]
     k_count = features.shape[0]
     offset = np.zeros(k_count + 1, np.int64)
-    columns = np.empty(k_count, np.int64)
-    place = np.full(n_features, -1, np.int64)
+    place = np.full(cols.hist_index.shape[0], -1, np.int64)
     for k in range(k_count):
         j = cols.hist_index[features[k]]
-        columns[k] = j
         place[features[k]] = k
         offset[k + 1] = offset[k] + cols.hist_start[j + 1] - cols.hist_start[j] + 1
-    bins = np.zeros((m, offset[k_count], 4))
-    lanes = lane_count(n_threads, k_count, active.shape[0] * k_count)
-    if lanes == 1:
-        _accumulate_share(cols, gh, position, active, columns, offset, np.int64(0), k_count,
-                          bins)
-    else:
-        for lane in prange(lanes):
-            # prange's index is unsigned: cast, or the callee compiles twice
-            share = np.int64(lane)
-            _accumulate_share(cols, gh, position, active, columns, offset,
-                              share * k_count // lanes, (share + 1) * k_count // lanes, bins)
-    return LevelBins(bins, features, offset, place)
+    level_bins = LevelBins(np.zeros((m, offset[k_count], 4)), features, offset, place)
+    if k_count == 0:
+        return level_bins
+    lanes = lane_count(n_threads, k_count, open_rows.rows.shape[0] * k_count)
+    _sum_slots(cols, gh, open_rows, siblings.direct, level_bins, lanes)
+    if siblings.direct.all():
+        return level_bins
+    near = _derive_slots(level_bins, siblings, min_child_weight, lanes)
+    if near.any():
+        for t in range(m):
+            if near[t]:
+                level_bins.bins[t] = 0.0
+        _sum_slots(cols, gh, open_rows, near, level_bins, lanes)
+    return level_bins
 
 
 @njit(inline='always')
@@ -216,9 +392,9 @@ def column_order_gains(cols, rows, active, level, best, params, score):
 
     The side of a backward candidate (missing rows left) is the present rows of value
     > left_value, met in the column in descending (value, row); a forward one's, the
-    rows of value <= left_value in ascending (value, row).  ``active`` is in ascending
-    row order (the grower keeps it so), so a counting sort of each such slot's rows
-    by code gives that order: O(open rows + bins of those slots).
+    rows of value <= left_value in ascending (value, row).  Each slot's rows in
+    ``active`` are ascending (the grower keeps them so), so a counting sort of each
+    such slot's rows by code gives that order: O(open rows + bins of those slots).
     """
     m = level.grad.shape[0]
     gh, position = rows.gh, rows.position

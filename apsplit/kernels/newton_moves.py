@@ -23,11 +23,55 @@ idle).  A lane gets ``lanes.MIN_WORK_PER_LANE`` visits at least: small levels ru
 the caller's thread.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
 from .lanes import PRANGE_ONLY, lane_count, share
 from .newton_categorical import in_set
+
+
+class OpenRows(NamedTuple):
+    """A level's open rows by slot: slot s's are ``rows[start[s]:start[s + 1]]``, ascending."""
+
+    rows: np.ndarray
+    start: np.ndarray
+
+
+@njit(cache=True)
+def regroup(open_rows, position, moved, child_slot):
+    """The next level's ``OpenRows`` after ``move_rows``: each split slot's rows go to its
+    left child's segment, then its right child's (children are numbered in the order of
+    their parents, left first, so the segments are in slot order), each keeping its
+    order; the rows of slots that became leaves leave.  ``position`` takes ``moved``.
+    Each row is read twice and written once, with the write cursor in a register."""
+    rows, start = open_rows.rows, open_rows.start
+    m = child_slot.shape[0]
+    n_split = 0
+    kept = 0
+    for s in range(m):
+        if child_slot[s] >= 0:
+            n_split += 1
+            kept += start[s + 1] - start[s]
+    out = np.empty(kept, rows.dtype)
+    out_start = np.zeros(2 * n_split + 1, np.int64)
+    q = 0
+    for s in range(m):
+        left = child_slot[s]
+        for p in range(start[s], start[s + 1]):
+            r = rows[p]
+            position[r] = moved[r]
+        if left < 0:
+            continue
+        for child in (left, left + 1):
+            for p in range(start[s], start[s + 1]):
+                r = rows[p]
+                if moved[r] == child:
+                    out[q] = r
+                    q += 1
+            out_start[child + 1] = q
+    return OpenRows(out, out_start)
 
 
 # The range functions take the arrays out of the tuples once, before their loop: an array

@@ -159,6 +159,7 @@ class Level(NamedTuple):
     n_rows: np.ndarray    # rows
     score: np.ndarray     # s(G, H)
     tie: np.ndarray       # tie window of the node's gains
+    abs_grad: np.ndarray  # sum of |g| of the node's rows
 
 
 class Running(NamedTuple):
@@ -223,7 +224,7 @@ def newton_score(G, H, params):
 def make_level(m):
     """A zeroed Level of ``m`` slots."""
     return Level(np.zeros(m), np.zeros(m), np.zeros(m, np.int64), np.zeros(m, np.int64),
-                 np.zeros(m), np.zeros(m))
+                 np.zeros(m), np.zeros(m), np.zeros(m))
 
 
 @njit(cache=True)
