@@ -30,6 +30,7 @@ from numba import njit, prange
 
 from .lanes import PRANGE_ONLY, lane_count, share
 from .newton_categorical import in_set
+from .unsigned import u
 
 
 class OpenRows(NamedTuple):
@@ -45,7 +46,9 @@ def regroup(open_rows, position, moved, child_slot):
     left child's segment, then its right child's (children are numbered in the order of
     their parents, left first, so the segments are in slot order), each keeping its
     order; the rows of slots that became leaves leave.  ``position`` takes ``moved``.
-    Each row is read twice and written once, with the write cursor in a register."""
+    Each row is read twice and written twice, without a branch: every row is written at
+    the cursor, which moves on only past the child's rows (a child's rows interleave
+    unpredictably, so a branch per row would be mispredicted half the time)."""
     rows, start = open_rows.rows, open_rows.start
     m = child_slot.shape[0]
     n_split = 0
@@ -54,7 +57,7 @@ def regroup(open_rows, position, moved, child_slot):
         if child_slot[s] >= 0:
             n_split += 1
             kept += start[s + 1] - start[s]
-    out = np.empty(kept, rows.dtype)
+    out = np.empty(kept + 1, rows.dtype)  # + 1: the last write past the last kept row
     out_start = np.zeros(2 * n_split + 1, np.int64)
     q = 0
     for s in range(m):
@@ -67,11 +70,10 @@ def regroup(open_rows, position, moved, child_slot):
         for child in (left, left + 1):
             for p in range(start[s], start[s + 1]):
                 r = rows[p]
-                if moved[r] == child:
-                    out[q] = r
-                    q += 1
+                out[u(q)] = r
+                q += moved[u(r)] == child
             out_start[child + 1] = q
-    return OpenRows(out, out_start)
+    return OpenRows(out[:kept], out_start)
 
 
 # The range functions take the arrays out of the tuples once, before their loop: an array
