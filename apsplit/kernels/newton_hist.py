@@ -88,9 +88,9 @@ import numpy as np
 from numba import njit, prange
 
 from .lanes import PRANGE_ONLY, lane_count
-from .unsigned import u
 from .newton_indicator import MIN_CHILD_BAND
 from .newton_split import side_gain
+from .unsigned import u
 
 MAX_BINS = 255   # distinct present values of a histogram feature; code 255 at most = missing
 GRAD, HESS, N_ZERO, N_ROWS = 0, 1, 2, 3   # the channels of a bin (N_ZERO: rows with h = 0)
@@ -128,8 +128,8 @@ def chunk_end(cols, features, in_histograms, start, m):
 
 @njit(cache=True)
 def _sum_share(cols, gh, open_rows, chosen, level_bins, first, last):
-    """Add the rows of every ``chosen`` slot (``newton_moves.OpenRows``), in order, to the slot's bins
-    of the features ``first:last`` of ``level_bins``."""
+    """Add the rows of every ``chosen`` slot (``newton_moves.OpenRows``), in order, to
+    the slot's bins of the features ``first:last`` of ``level_bins``."""
     codes, rows, start = cols.hist_codes, open_rows.rows, open_rows.start
     bins, offset = level_bins.bins, level_bins.offset
     columns = np.empty(last, np.int64)
