@@ -691,10 +691,10 @@ def _sum_one_hot(coarse, data, feats, slot, w, y, totals, hist):
     rows = data.csc_rows
     for j in range(feats.shape[0]):
         k = feats[j]
-        lo, hi = data.bin_offsets[k], data.bin_offsets[k + 1]
-        if hi - lo != 2 or data.zero_rank[k] < 0:
+        first_rank, end_rank = data.bin_offsets[k], data.bin_offsets[k + 1]
+        if end_rank - first_rank != 2 or data.zero_rank[k] < 0:
             continue
-        b = coarse.offsets[k] + coarse.of_rank[lo + 1 - data.zero_rank[k]]
+        b = coarse.offsets[k] + coarse.of_rank[first_rank + 1 - data.zero_rank[k]]
         first, last = data.csc_indptr[k], data.csc_indptr[k + 1]
         even_0, even_1, odd_0, odd_1 = 0.0, 0.0, 0.0, 0.0  # class sums, alternate rows
         e = first
@@ -713,7 +713,7 @@ def _sum_one_hot(coarse, data, feats, slot, w, y, totals, hist):
         hist.weights[b, 1] = even_1 + odd_1
         hist.counts[b] = last - first
         f_lo, f_hi = coarse.offsets[k], coarse.offsets[k + 1]
-        zero = coarse.of_rank[lo + data.zero_rank[k]]
+        zero = coarse.of_rank[first_rank + data.zero_rank[k]]
         _add_the_rest(hist.weights[f_lo:f_hi], hist.counts[f_lo:f_hi], np.intp(zero), totals,
                       w.shape[0], stored)
         wanted[k] = -1

@@ -77,7 +77,7 @@ from .newton_categorical import (copy_set, max_categories, new_category_sets,
                                  scan_categorical, store_set)
 from .lanes import PRANGE_ONLY
 from .newton_hist import (accumulate, chunk_end, column_order_gains, every_slot_summed,
-                          pair_siblings, same_features)
+                          pair_siblings)
 from .newton_indicator import level_sums, no_sums, scan_indicator
 from .newton_moves import OpenRows, move_rows, regroup
 from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _scan_lane,
@@ -396,7 +396,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
                     in_chunk = np.flatnonzero(in_histograms[j:end]) + j
                     chunk = scanned[in_chunk]
                     siblings = every_slot_summed(m)
-                    if same_features(parent_features, chunk):
+                    if np.array_equal(parent_features, chunk):  # the parent's held these
                         siblings = pair_siblings(parent_bins, child_slot, parent_level, level,
                                                  params.reg_lambda)
                     level_bins = accumulate(cols, gh, open_rows, chunk, params.n_threads,

@@ -55,7 +55,8 @@ Sibling subtraction (``pair_siblings``, ``_derive_share``).  Below the root,
 the open nodes come in pairs, the children of one split node, whose rows are
 its rows.  The child with more rows is *derived*: each bin is its parent's
 minus its sibling's (the previous level's histograms, kept when one chunk held
-them all, ``chunk_end``); the other child is summed.  A level then sums at most
+them all, ``chunk_end``, and the level sums the same features); the other
+child is summed.  A level then sums at most
 half of its open rows (the root's level sums all), as LightGBM does.  Counts
 are integers, exact, so a bin of no row is exactly 0 and skipped as before.
 A derived G or H differs from the summed one by rounding, a few ulps of the
@@ -175,6 +176,8 @@ class Siblings(NamedTuple):
     direct: np.ndarray       # (m,) bool
     parent: np.ndarray       # (m,) the parent's slot in ``parent_bins``
     parent_bins: np.ndarray  # the previous level's ``LevelBins.bins``, the same features
+    # the level's two arrays the check needs, not the Level: numba's parallel lowering
+    # refuses a tuple nested in a tuple passed into a prange
     hess: np.ndarray         # (m,) the slot's H (``Level.hess``)
     n_pos: np.ndarray        # (m,) its rows of h > 0 (``Level.n_pos``)
 
@@ -212,17 +215,6 @@ def pair_siblings(parent_bins, child_slot, parent_level, level, reg_lambda):
                       <= DERIVE_WITHIN * (level.hess[t] + reg_lambda))
         direct[t] = not (small_grad and small_hess)
     return Siblings(direct, parent, parent_bins, level.hess, level.n_pos)
-
-
-@njit(cache=True)
-def same_features(parent_features, features):
-    """Whether the previous level's histograms hold exactly ``features`` (nonempty)."""
-    if features.shape[0] == 0 or parent_features.shape[0] != features.shape[0]:
-        return False
-    for k in range(features.shape[0]):
-        if parent_features[k] != features[k]:
-            return False
-    return True
 
 
 @njit(cache=True)
