@@ -250,20 +250,19 @@ def test_a_larger_child_is_its_parent_minus_its_sibling():
     exactly, its G and H within a few ulps of the parent's sums, an empty bin exactly 0."""
     cols, gh, features, rows, parent_bins, parent_level, level = _two_levels(
         lambda rng, n: rng.uniform(0.05, 0.25, n))
-    siblings = newton_hist.pair_siblings(parent_bins.bins, np.array([0, 2]), parent_level,
+    siblings = newton_hist.pair_siblings(parent_bins, np.array([0, 2]), parent_level,
                                          level, 1.0)
     larger = [int(level.n_rows[2 * p + 1] >= level.n_rows[2 * p]) + 2 * p for p in range(2)]
     assert list(np.flatnonzero(~siblings.direct)) == larger
     derived = newton_hist.accumulate(cols, gh, rows, features, 1, siblings, 0.0)
     summed = newton_hist.accumulate(cols, gh, rows, features, 1,
                                     newton_hist.every_slot_summed(4), 0.0)
-    counts = [newton_hist.N_ZERO, newton_hist.N_ROWS]
-    np.testing.assert_array_equal(derived.bins[..., counts], summed.bins[..., counts])
-    assert np.all(derived.bins[derived.bins[..., newton_hist.N_ROWS] == 0] == 0.0)
+    np.testing.assert_array_equal(derived.counts, summed.counts)
+    assert np.all(derived.sums[derived.counts[..., newton_hist.N_ROWS] == 0] == 0.0)
     scale = np.abs(gh).sum(0) * 1e-13
     for c in (newton_hist.GRAD, newton_hist.HESS):
-        assert np.abs(derived.bins[..., c] - summed.bins[..., c]).max() <= scale[c]
-    np.testing.assert_array_equal(derived.bins[siblings.direct], summed.bins[siblings.direct])
+        assert np.abs(derived.sums[..., c] - summed.sums[..., c]).max() <= scale[c]
+    np.testing.assert_array_equal(derived.sums[siblings.direct], summed.sums[siblings.direct])
 
 
 def test_a_child_much_smaller_than_its_parent_in_sum_of_g_is_summed():
@@ -271,7 +270,7 @@ def test_a_child_much_smaller_than_its_parent_in_sum_of_g_is_summed():
     parent's sums) must stay a few ulps of its own."""
     _, _, _, _, parent_bins, parent_level, level = _two_levels(lambda rng, n: np.full(n, 0.5))
     level.abs_grad[:] = parent_level.abs_grad.max() / (2 * newton_hist.DERIVE_WITHIN)
-    siblings = newton_hist.pair_siblings(parent_bins.bins, np.array([0, 2]), parent_level,
+    siblings = newton_hist.pair_siblings(parent_bins, np.array([0, 2]), parent_level,
                                          level, 1.0)
     assert siblings.direct.all()
 
@@ -283,15 +282,16 @@ def test_a_derived_slot_near_min_child_weight_is_summed_from_its_rows():
     to the bit."""
     cols, gh, features, rows, parent_bins, parent_level, level = _two_levels(
         lambda rng, n: rng.uniform(0.05, 0.25, n))
-    siblings = newton_hist.pair_siblings(parent_bins.bins, np.array([0, 2]), parent_level,
+    siblings = newton_hist.pair_siblings(parent_bins, np.array([0, 2]), parent_level,
                                          level, 1.0)
     t = int(np.flatnonzero(~siblings.direct)[0])
     summed = newton_hist.accumulate(cols, gh, rows, features, 1,
                                     newton_hist.every_slot_summed(4), 0.0)
-    first = np.flatnonzero(summed.bins[t, :, newton_hist.N_ROWS] > 0)[0]
-    mcw = summed.bins[t, first, newton_hist.HESS]
+    first = np.flatnonzero(summed.counts[t, :, newton_hist.N_ROWS] > 0)[0]
+    mcw = summed.sums[t, first, newton_hist.HESS]
     near = newton_hist._derive_slots(newton_hist.accumulate(
         cols, gh, rows, features, 1, newton_hist.every_slot_summed(4), mcw), siblings, mcw, 1)
     assert near[t]
     probe = newton_hist.accumulate(cols, gh, rows, features, 1, siblings, mcw)
-    np.testing.assert_array_equal(probe.bins[t], summed.bins[t])
+    np.testing.assert_array_equal(probe.sums[t], summed.sums[t])
+    np.testing.assert_array_equal(probe.counts[t], summed.counts[t])

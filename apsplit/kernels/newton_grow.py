@@ -77,7 +77,7 @@ from .newton_categorical import (copy_set, max_categories, new_category_sets,
                                  scan_categorical, store_set)
 from .lanes import PRANGE_ONLY
 from .newton_hist import (accumulate, chunk_end, column_order_gains, every_slot_summed,
-                          pair_siblings)
+                          no_bins, pair_siblings)
 from .newton_indicator import level_sums, no_sums, scan_indicator
 from .newton_moves import OpenRows, move_rows, regroup
 from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _scan_lane,
@@ -316,7 +316,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
     child_slot = np.zeros(0, np.int64)  # the previous level's slots' left child's slot
     # the previous level's sums, and its histograms when one chunk held them all
     parent_level = make_level(0)
-    parent_bins = np.zeros((0, 0, 4))
+    parent_bins = no_bins()
     parent_features = features[:0]
     for depth in range(params.max_depth + 1):
         m = slot_node.shape[0]
@@ -367,9 +367,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
         batch = new_batch(0, m)  # the bests of the column features before batch_stop
         batch_stop = 0
         row = 0  # the batch's row of the next column feature
-        # no histogram summed yet (an empty LevelBins: numba needs the variable typed here)
-        level_bins = accumulate(cols, gh, open_rows, scanned[:0], np.int64(1),
-                                every_slot_summed(m), params.min_child_weight)
+        level_bins = no_bins()  # none summed yet (numba needs the variable typed here)
         n_chunks = 0
         end = 0  # the histograms of scanned[:end] have been summed and scanned
         hist_batch = new_batch(0, m)  # their features' bests, in order
@@ -421,7 +419,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
                     copy_set(sets, one_sets, s)
         column_order_gains(cols, rows, active, level, best, params, score)
         parent_level = level
-        parent_bins = level_bins.bins
+        parent_bins = level_bins
         parent_features = level_bins.features if n_chunks == 1 else features[:0]
         child_slot = np.full(m, -1, np.int64)  # the left child's slot; the right one's is next
         n_split = 0

@@ -8,13 +8,14 @@ code c < n_bins is the c-th smallest distinct present value
 
 1. ``accumulate``: one pass over the rows of the nodes it sums
    (``newton_moves.OpenRows``: slot by slot, each slot's ascending) adds each
-   row's (g, h, [h = 0], 1) to the bin of its code in its node's histogram of
-   every histogram feature the level scans (a missing row's code is a last bin
-   that nothing reads: no branch per entry; the rows with h > 0 of a bin are
-   its rows minus those with h = 0, a channel only the rows of zero hessian,
-   rare, add to: three channels per entry instead of four, 0.88-0.89x of a fit
-   on satimage and pendigits, measured); the other nodes' histograms are
-   derived (sibling subtraction, below);
+   row's (g, h) and (1, [h = 0]) to the bin of its code in its node's histogram
+   of every histogram feature the level scans (a missing row's code is a last
+   bin that nothing reads: no branch per entry; the rows with h > 0 of a bin
+   are its rows minus those with h = 0, a count only the rows of zero hessian,
+   rare, add to: three additions per entry instead of four, 0.88-0.89x of a fit
+   on satimage and pendigits, measured).  A bin is 24 bytes: its sums (two
+   float64) in ``LevelBins.sums``, its counts (two int32) in ``LevelBins.counts``;
+   the other nodes' histograms are derived (sibling subtraction, below);
 2. ``scan_bins``: per open node, the bins in value order stand for the
    column's entries: descending for the backward pass, ascending for the
    forward pass, a bin empty in the node skipped.
@@ -94,15 +95,21 @@ from .newton_split import side_gain
 from .unsigned import u
 
 MAX_BINS = 255   # distinct present values of a histogram feature; code 255 at most = missing
-GRAD, HESS, N_ZERO, N_ROWS = 0, 1, 2, 3   # the channels of a bin (N_ZERO: rows with h = 0)
+GRAD, HESS = 0, 1      # a bin's sums (``LevelBins.sums``)
+N_ROWS, N_ZERO = 0, 1  # a bin's counts (``LevelBins.counts``): rows, rows of h = 0
+BIN_BYTES = 24         # two float64 sums, two int32 counts
 BIN_BUDGET = 4 << 20  # bytes of a level's histograms at a time (``chunk_end``; measured)
 
 
 class LevelBins(NamedTuple):
-    """The histograms of a level: ``bins[slot, offset[k] + code, channel]`` for the k-th
-    feature of ``features`` (its bins, then the missing code's)."""
+    """The histograms of a level: ``sums[slot, offset[k] + code]`` and ``counts[...]``
+    for the k-th feature of ``features`` (its bins, then the missing code's).  Two
+    arrays, not one of four float64 channels: 24 bytes a bin instead of 32, and the
+    pass's additions to a bin are two 16-byte halves apart from the counts (0.9x the
+    pass, *(probe)*)."""
 
-    bins: np.ndarray       # (m, offset[-1], 4) float64: G, H, rows with h = 0, rows
+    sums: np.ndarray       # (m, offset[-1], 2) float64: G, H
+    counts: np.ndarray     # (m, offset[-1], 2) int32: rows, rows of h = 0 (< 2**31)
     features: np.ndarray   # the level's histogram features summed (a chunk), ascending
     offset: np.ndarray     # where each one's bins start; offset[-1]: bins of the level
     place: np.ndarray      # place[f]: k of feature f in ``features`` (-1: not accumulated)
@@ -120,7 +127,7 @@ def chunk_end(cols, features, in_histograms, start, m):
         if in_histograms[end]:
             j = cols.hist_index[features[end]]
             more = cols.hist_start[j + 1] - cols.hist_start[j] + 1
-            if end > start and m * (n_bins + more) * 32 > BIN_BUDGET:
+            if end > start and m * (n_bins + more) * BIN_BYTES > BIN_BUDGET:
                 break
             n_bins += more
         end += 1
@@ -132,7 +139,7 @@ def _sum_share(cols, gh, open_rows, chosen, level_bins, first, last):
     """Add the rows of every ``chosen`` slot (``newton_moves.OpenRows``), in order, to
     the slot's bins of the features ``first:last`` of ``level_bins``."""
     codes, rows, start = cols.hist_codes, open_rows.rows, open_rows.start
-    bins, offset = level_bins.bins, level_bins.offset
+    sums, counts, offset = level_bins.sums, level_bins.counts, level_bins.offset
     columns = np.empty(last, np.int64)
     every = True
     for k in range(first, last):
@@ -149,12 +156,12 @@ def _sum_share(cols, gh, open_rows, chosen, level_bins, first, last):
                 # every: the level's features are all the histogram ones, in order, so
                 # column k is k (one load less per entry: 2-5% of a fit, satimage)
                 b = u(offset[k] + codes[r, u(k if every else columns[k])])
-                bins[u(s), b, GRAD] += g
-                bins[u(s), b, HESS] += h
-                bins[u(s), b, N_ROWS] += 1.0
+                sums[u(s), b, GRAD] += g
+                sums[u(s), b, HESS] += h
+                counts[u(s), b, N_ROWS] += 1
             if not h > 0.0:
                 for k in range(first, last):
-                    bins[u(s), u(offset[k] + codes[r, u(columns[k])]), N_ZERO] += 1.0
+                    counts[u(s), u(offset[k] + codes[r, u(columns[k])]), N_ZERO] += 1
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
@@ -174,14 +181,16 @@ def _sum_slots(cols, gh, open_rows, chosen, level_bins, lanes):
 class Siblings(NamedTuple):
     """Where a level's histograms come from (module docstring, sibling subtraction):
     slot t's are summed from its rows when ``direct[t]``, else derived as its
-    parent's minus its sibling's, ``parent_bins[parent[t]] - bins[t ^ 1]`` (a split
-    node's children are consecutive slots, left even)."""
+    parent's minus its sibling's, ``parent_sums[parent[t]] - sums[t ^ 1]`` and the same
+    for the counts (a split node's children are consecutive slots, left even)."""
 
-    direct: np.ndarray       # (m,) bool
-    parent: np.ndarray       # (m,) the parent's slot in ``parent_bins``
-    parent_bins: np.ndarray  # the previous level's ``LevelBins.bins``, the same features
-    # the level's two arrays the check needs, not the Level: numba's parallel lowering
-    # refuses a tuple nested in a tuple passed into a prange
+    direct: np.ndarray         # (m,) bool
+    parent: np.ndarray         # (m,) the parent's slot in the parent's arrays
+    # the previous level's LevelBins' two arrays, the same features, and the level's two
+    # arrays the check needs, not the tuples: numba's parallel lowering refuses a tuple
+    # nested in a tuple passed into a prange
+    parent_sums: np.ndarray    # the previous level's ``LevelBins.sums``
+    parent_counts: np.ndarray  # and ``LevelBins.counts``
     hess: np.ndarray         # (m,) the slot's H (``Level.hess``)
     n_pos: np.ndarray        # (m,) its rows of h > 0 (``Level.n_pos``)
 
@@ -189,8 +198,16 @@ class Siblings(NamedTuple):
 @njit(cache=True)
 def every_slot_summed(m):
     """``Siblings`` summing every one of ``m`` slots from its rows."""
-    return Siblings(np.ones(m, np.bool_), np.zeros(m, np.int64), np.zeros((0, 0, 4)),
+    none = no_bins()
+    return Siblings(np.ones(m, np.bool_), np.zeros(m, np.int64), none.sums, none.counts,
                     np.zeros(m), np.zeros(m, np.int64))
+
+
+@njit(cache=True)
+def no_bins():
+    """A ``LevelBins`` of no slot and no feature (a level before any histogram)."""
+    return LevelBins(np.zeros((0, 0, 2)), np.zeros((0, 0, 2), np.int32),
+                     np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int64))
 
 
 DERIVE_WITHIN = 64.0  # a child is derived only if its parent's sums are <= this x its own
@@ -200,7 +217,7 @@ DERIVE_WITHIN = 64.0  # a child is derived only if its parent's sums are <= this
 def pair_siblings(parent_bins, child_slot, parent_level, level, reg_lambda):
     """``Siblings`` for a level whose slots are the children of ``parent_level``'s
     (``child_slot[p]``: p's left child, -1 if p did not split), with the previous
-    level's histograms ``parent_bins``: of each pair the child with more rows (the
+    level's histograms ``parent_bins`` (a ``LevelBins``): of each pair the child with more rows (the
     right one on a tie) is derived, if its parent's sum of |g| and hessian sum + lambda
     are at most ``DERIVE_WITHIN`` times its own (so that the subtraction's rounding, a
     few ulps of the parent's sums, stays a few ulps of the child's too)."""
@@ -218,11 +235,13 @@ def pair_siblings(parent_bins, child_slot, parent_level, level, reg_lambda):
         small_hess = (parent_level.hess[p] + reg_lambda
                       <= DERIVE_WITHIN * (level.hess[t] + reg_lambda))
         direct[t] = not (small_grad and small_hess)
-    return Siblings(direct, parent, parent_bins, level.hess, level.n_pos)
+    return Siblings(direct, parent, parent_bins.sums, parent_bins.counts, level.hess,
+                    level.n_pos)
 
 
 @njit(cache=True)
-def _derive_share(bins, siblings, offset, first, last, min_child_weight, near):
+def _derive_share(sums, counts, siblings, offset, first, last, min_child_weight,
+                  near):
     """Derive the bins of the features ``first:last`` of every derived slot (parent's
     minus sibling's; a bin of no row exactly zero), and mark ``near[t]`` a derived slot
     where an admissible-looking candidate's hessian sum, or the other side's, lies
@@ -232,7 +251,8 @@ def _derive_share(bins, siblings, offset, first, last, min_child_weight, near):
     bins in value order (the forward pass) or the present rows' total T minus one (the
     backward pass), and the other side is H minus it: both are checked at every prefix
     ending before a nonempty bin, where both sides hold a row of h > 0 (counts, exact)."""
-    direct, parent, parent_bins = siblings.direct, siblings.parent, siblings.parent_bins
+    direct, parent = siblings.direct, siblings.parent
+    parent_sums, parent_counts = siblings.parent_sums, siblings.parent_counts
     for t in range(direct.shape[0]):
         if direct[t]:
             continue
@@ -244,32 +264,32 @@ def _derive_share(bins, siblings, offset, first, last, min_child_weight, near):
         for k in range(first, last):
             missing = offset[k + 1] - 1  # the missing code's bin
             present = 0.0                # T and its rows of h > 0
-            present_pos = 0.0
+            present_pos = 0
             for b in range(offset[k], offset[k + 1]):
-                count = parent_bins[p, u(b), N_ROWS] - bins[d, u(b), N_ROWS]
-                if count == 0.0:
-                    for c in range(4):
-                        bins[u(t), u(b), c] = 0.0
+                for c in range(2):
+                    counts[u(t), u(b), c] = parent_counts[p, u(b), c] - counts[d, u(b), c]
+                if counts[u(t), u(b), N_ROWS] == 0:
+                    for c in range(2):
+                        sums[u(t), u(b), c] = 0.0
                     continue
-                for c in range(3):
-                    bins[u(t), u(b), c] = parent_bins[p, u(b), c] - bins[d, u(b), c]
-                bins[u(t), u(b), N_ROWS] = count
+                for c in range(2):
+                    sums[u(t), u(b), c] = parent_sums[p, u(b), c] - sums[d, u(b), c]
                 if b < missing:
-                    present += bins[u(t), u(b), HESS]
-                    present_pos += count - bins[u(t), u(b), N_ZERO]
+                    present += sums[u(t), u(b), HESS]
+                    present_pos += counts[u(t), u(b), N_ROWS] - counts[u(t), u(b), N_ZERO]
             prefix = 0.0
-            prefix_pos = 0.0
+            prefix_pos = 0
             for b in range(offset[k], offset[k + 1]):
-                if bins[u(t), u(b), N_ROWS] == 0.0:
+                if counts[u(t), u(b), N_ROWS] == 0:
                     continue
                 for side, side_pos in ((prefix, prefix_pos),
                                        (present - prefix, present_pos - prefix_pos)):
-                    if side_pos > 0.0 and node_pos - side_pos > 0.0 and (
+                    if side_pos > 0 and node_pos - side_pos > 0 and (
                             abs(side - min_child_weight) <= band
                             or abs(node_hess - side - min_child_weight) <= band):
                         near[t] = True
-                prefix += bins[u(t), u(b), HESS]
-                prefix_pos += bins[u(t), u(b), N_ROWS] - bins[u(t), u(b), N_ZERO]
+                prefix += sums[u(t), u(b), HESS]
+                prefix_pos += counts[u(t), u(b), N_ROWS] - counts[u(t), u(b), N_ZERO]
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
@@ -279,13 +299,14 @@ def _derive_slots(level_bins, siblings, min_child_weight, lanes):
     k_count = level_bins.features.shape[0]
     near = np.zeros(siblings.direct.shape[0], np.bool_)
     if lanes == 1:
-        _derive_share(level_bins.bins, siblings, level_bins.offset, np.int64(0), k_count,
-                      min_child_weight, near)
+        _derive_share(level_bins.sums, level_bins.counts, siblings, level_bins.offset,
+                      np.int64(0), k_count, min_child_weight, near)
         return near
     for lane in prange(lanes):
         share = np.int64(lane)
-        _derive_share(level_bins.bins, siblings, level_bins.offset, share * k_count // lanes,
-                      (share + 1) * k_count // lanes, min_child_weight, near)
+        _derive_share(level_bins.sums, level_bins.counts, siblings, level_bins.offset,
+                      share * k_count // lanes, (share + 1) * k_count // lanes,
+                      min_child_weight, near)
     return near
 
 
@@ -305,10 +326,12 @@ def accumulate(cols, gh, open_rows, features, n_threads, siblings, min_child_wei
         place[features[k]] = k
         offset[k + 1] = offset[k] + cols.hist_start[j + 1] - cols.hist_start[j] + 1
     # a derived slot's bins are all written by _derive_share: only the summed are zeroed
-    level_bins = LevelBins(np.empty((m, offset[k_count], 4)), features, offset, place)
+    level_bins = LevelBins(np.empty((m, offset[k_count], 2)),
+                           np.empty((m, offset[k_count], 2), np.int32), features, offset, place)
     for t in range(m):
         if siblings.direct[t]:
-            level_bins.bins[t] = 0.0
+            level_bins.sums[t] = 0.0
+            level_bins.counts[t] = 0
     if k_count == 0:
         return level_bins
     lanes = lane_count(n_threads, k_count, open_rows.rows.shape[0] * k_count)
@@ -319,7 +342,8 @@ def accumulate(cols, gh, open_rows, features, n_threads, siblings, min_child_wei
     if near.any():
         for t in range(m):
             if near[t]:
-                level_bins.bins[t] = 0.0
+                level_bins.sums[t] = 0.0
+                level_bins.counts[t] = 0
         _sum_slots(cols, gh, open_rows, near, level_bins, lanes)
     return level_bins
 
@@ -337,7 +361,7 @@ def scan_bins(cols, level_bins, f, level, best, params, score, allowed):
     values = cols.hist_values[cols.hist_start[j]:cols.hist_start[j + 1]]
     n_bins = values.shape[0]
     base = level_bins.offset[level_bins.place[f]]
-    bins = level_bins.bins
+    sums, counts = level_bins.sums, level_bins.counts
     forward = cols.forward[f]
     node_grad, node_hess, node_pos, node_rows = level.grad, level.hess, level.n_pos, level.n_rows
     node_score, tie = level.score, level.tie
@@ -358,8 +382,8 @@ def scan_bins(cols, level_bins, f, level, best, params, score, allowed):
             for i in range(n_bins + 1):
                 if i < n_bins:
                     b = i if ascending else n_bins - 1 - i
-                    count = bins[s, base + b, N_ROWS]
-                    if count == 0.0:
+                    count = counts[s, base + b, N_ROWS]
+                    if count == 0:
                         continue
                     v = values[b]
                 elif n_rows < node_rows[s]:  # the closing candidate: every present row on
@@ -377,9 +401,9 @@ def scan_bins(cols, level_bins, f, level, best, params, score, allowed):
                         best_right[s] = v if ascending else last
                 if i == n_bins:
                     break
-                G += bins[s, base + b, GRAD]
-                H += bins[s, base + b, HESS]
-                n_pos += np.int64(count - bins[s, base + b, N_ZERO])
+                G += sums[s, base + b, GRAD]
+                H += sums[s, base + b, HESS]
+                n_pos += np.int64(count - counts[s, base + b, N_ZERO])
                 n_rows += np.int64(count)
                 last = v
             if ascending and n_rows == node_rows[s]:
