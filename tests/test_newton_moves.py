@@ -60,6 +60,13 @@ def _expected(X, tree, slot_node, child_slot, position, active):
     return moved, row_leaf
 
 
+def _by_slot(position, active):
+    """The ``OpenRows`` of the ``active`` rows: slot by slot, each slot's ascending."""
+    m = position.max() + 1
+    return OpenRows(np.concatenate([active[position[active] == s] for s in range(m)]),
+                    np.array([0, *np.cumsum(np.bincount(position[active], minlength=m))]))
+
+
 @pytest.mark.parametrize("n_threads", [1, 2])
 def test_every_row_goes_where_its_split_sends_it(n_threads):
     """Two lanes split the rows, and the split columns inside a column (pass 2's shares are
@@ -68,8 +75,8 @@ def test_every_row_goes_where_its_split_sends_it(n_threads):
     moved = np.full(N, -1, np.int32)
     split_columns = np.array([0, 2, 3])   # the column features split on (3: no entries)
     threads = min(n_threads, numba.get_num_threads())
-    move_rows(tree, cols, active, position, moved, child_slot, slot_node, split_columns,
-              np.int64(threads))
+    move_rows(tree, cols, _by_slot(position, active), position, moved, child_slot, slot_node,
+              split_columns, np.int64(threads))
     expected_moved, expected_leaf = _expected(X, tree, slot_node, child_slot, position, active)
     np.testing.assert_array_equal(moved, expected_moved)
     np.testing.assert_array_equal(tree.row_leaf, expected_leaf)

@@ -177,7 +177,7 @@ def test_the_parallel_loops_are_parallel():
     assert _has_parallel_loop(bound["scan_bins_batch"], cols, bins, np.array([2, 3]), allowed,
                               level, params, newton_parallel.new_batch(2, m))
     tree = newton_grow._new_tree(3, n, 0)
-    assert _has_parallel_loop(newton_moves.move_rows, tree, cols, np.arange(n), position,
+    assert _has_parallel_loop(newton_moves.move_rows, tree, cols, open_rows, position,
                               position.copy(), np.array([0, -1]), np.arange(2), np.array([0]), 2)
     bins = apsplit.Dataset(X).coarse_bins()
     node = coarse._node_rows(bins, np.arange(4), np.arange(n), np.ones(n), np.zeros(n, np.int64),

@@ -446,7 +446,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
         # every row to its child: missing ones by default, present ones by their value
         split_columns = np.flatnonzero(split_on & (hist_index < 0))
         split_on[:] = False
-        move_rows(tree, cols, active, position, moved, child_slot, slot_node, split_columns,
+        move_rows(tree, cols, open_rows, position, moved, child_slot, slot_node, split_columns,
                   params.n_threads)
         open_rows = regroup(open_rows, position, moved, child_slot)
         active = open_rows.rows

@@ -5,9 +5,13 @@ next slot (``moved``): -1 when its node became a leaf (``row_leaf`` then names
 the leaf), else its node's left child's slot when its value goes left, the
 right child's when it goes right.  Two passes:
 
-1. over the open rows (``_move_row_range``): rows of nodes that became leaves leave;
-   the others go to the default side, or, when the node splits on a histogram
-   feature, by the value of the row's code;
+1. over the open rows (``_move_row_range``), slot by slot (``OpenRows``): rows of
+   nodes that became leaves leave; the others go to the default side, or, when the
+   node splits on a histogram feature, by the row's code: a present value v goes
+   right iff not v <= threshold, iff its code is at least the count c of the
+   feature's values <= threshold (the values are its codes' in ascending order),
+   so the slot's rule is found once and each row costs one comparison of its code,
+   without a branch;
 2. over the entries of the column features some node split on
    (``_move_entry_range``): a row with a present value goes by that value (x <=
    threshold goes left; a categorical split sends its set right).
@@ -80,27 +84,39 @@ def regroup(open_rows, position, moved, child_slot):
 # read from a tuple inside the loop costs a reference count update per use (3-10x slower).
 
 @njit(cache=True)
-def _move_row_range(first, stop, active, tree, cols, position, moved, child_slot, slot_node):
-    """Pass 1 over the open rows ``active[first:stop]`` (the module docstring)."""
+def _move_row_range(first, stop, open_rows, tree, cols, moved, child_slot, slot_node):
+    """Pass 1 over the open rows ``open_rows.rows[first:stop]`` (the module docstring)."""
+    rows, start = open_rows.rows, open_rows.start
     row_leaf, default_left = tree.row_leaf, tree.default_left
     split_feature, threshold = tree.feature, tree.threshold
     hist_index, codes = cols.hist_index, cols.hist_codes
     hist_start, hist_values = cols.hist_start, cols.hist_values
-    for p in range(first, stop):
-        r = active[p]
-        s = position[r]
-        if child_slot[s] < 0:
-            moved[r] = -1
-            row_leaf[r] = slot_node[s]
-            continue
+    s = np.searchsorted(start, first, side="right") - 1
+    p = first
+    while p < stop:
+        end = min(stop, start[s + 1])
         node = slot_node[s]
-        moved[r] = child_slot[s] + (0 if default_left[node] else 1)
-        j = hist_index[split_feature[node]]
-        if j >= 0:  # a histogram feature: the row's value is its code's
-            code = np.int64(codes[r, j])
-            if code < hist_start[j + 1] - hist_start[j]:
-                right = not hist_values[hist_start[j] + code] <= threshold[node]
-                moved[r] = child_slot[s] + (1 if right else 0)
+        if child_slot[s] < 0:
+            for q in range(p, end):
+                moved[rows[q]] = -1
+                row_leaf[rows[q]] = node
+        else:
+            default = child_slot[s] + (0 if default_left[node] else 1)
+            j = hist_index[split_feature[node]]
+            if j < 0:  # a column feature: pass 2 moves the present values
+                for q in range(p, end):
+                    moved[rows[q]] = default
+            else:
+                values = hist_values[hist_start[j]:hist_start[j + 1]]
+                n_present = values.shape[0]
+                at_most = np.searchsorted(values, threshold[node], side="right")
+                left = child_slot[s]
+                for q in range(p, end):
+                    r = rows[q]
+                    code = np.int64(codes[r, j])
+                    moved[r] = default if code >= n_present else left + (code >= at_most)
+        p = end
+        s += 1
 
 
 @njit(cache=True)
@@ -137,20 +153,20 @@ def _move_entry_range(first, stop, split_columns, offsets, tree, cols, position,
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
-def move_rows(tree, cols, active, position, moved, child_slot, slot_node, split_columns,
+def move_rows(tree, cols, open_rows, position, moved, child_slot, slot_node, split_columns,
               n_threads):
-    """Every open row (``active``) to its next slot in ``moved`` (the module docstring):
-    ``child_slot[s]`` the left child's slot of slot s (-1: a leaf), ``slot_node`` the
-    level's nodes, ``split_columns`` the column features some node splits on."""
-    n = active.shape[0]
+    """Every open row (``open_rows``, an ``OpenRows``) to its next slot in ``moved`` (the
+    module docstring): ``child_slot[s]`` the left child's slot of slot s (-1: a leaf),
+    ``slot_node`` the level's nodes, ``split_columns`` the column features some node
+    splits on."""
+    n = open_rows.rows.shape[0]
     lanes = lane_count(n_threads, n, n)
     if lanes == 1:
-        _move_row_range(0, n, active, tree, cols, position, moved, child_slot, slot_node)
+        _move_row_range(0, n, open_rows, tree, cols, moved, child_slot, slot_node)
     else:
         for lane in prange(lanes):
             first, last = share(lane, lanes, n)
-            _move_row_range(first, last, active, tree, cols, position, moved, child_slot,
-                            slot_node)
+            _move_row_range(first, last, open_rows, tree, cols, moved, child_slot, slot_node)
     offsets = np.zeros(split_columns.shape[0] + 1, np.int64)
     for i in range(split_columns.shape[0]):
         k = split_columns[i]
