@@ -417,7 +417,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
             for s in range(m):
                 if merge_slot(best, level, one, s):
                     copy_set(sets, one_sets, s)
-        column_order_gains(cols, rows, active, level, best, params, score)
+        column_order_gains(cols, gh, open_rows, level, best, params, score)
         parent_level = level
         parent_bins = level_bins
         parent_features = level_bins.features if n_chunks == 1 else features[:0]

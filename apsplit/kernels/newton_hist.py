@@ -410,7 +410,7 @@ def scan_bins(cols, level_bins, f, level, best, params, score, allowed):
 
 
 @njit(inline='always')
-def column_order_gains(cols, rows, active, level, best, params, score):
+def column_order_gains(cols, gh, open_rows, level, best, params, score):
     """Recompute the gain of every slot whose best split is on a histogram feature from
     its side's sums added in the column scan's order, so that the gain is the column
     scan's to the bit (the bins' sums are the same rows added in another order).
@@ -418,36 +418,16 @@ def column_order_gains(cols, rows, active, level, best, params, score):
     The side of a backward candidate (missing rows left) is the present rows of value
     > left_value, met in the column in descending (value, row); a forward one's, the
     rows of value <= left_value in ascending (value, row).  Each slot's rows in
-    ``active`` are ascending (the grower keeps them so), so a counting sort of each
-    such slot's rows by code gives that order: O(open rows + bins of those slots).
+    ``open_rows`` (``newton_moves.OpenRows``) are ascending, so a counting sort of each
+    such slot's rows by code gives that order: O(rows + bins of those slots).
     """
     m = level.grad.shape[0]
-    gh, position = rows.gh, rows.position
-    wanted = np.zeros(m, np.bool_)
+    by_slot, start = open_rows.rows, open_rows.start
     for s in range(m):
         f = best.feature[s]
-        wanted[s] = f >= 0 and cols.hist_index[f] >= 0
-    if not wanted.any():
-        return
-    start = np.zeros(m + 1, np.int64)  # the wanted slots' rows, slot by slot, in row order
-    for p in range(active.shape[0]):
-        s = position[active[p]]
-        if wanted[s]:
-            start[s + 1] += 1
-    for s in range(m):
-        start[s + 1] += start[s]
-    by_slot = np.empty(start[m], np.int64)
-    fill = start[:m].copy()
-    for p in range(active.shape[0]):
-        r = active[p]
-        s = position[r]
-        if wanted[s]:
-            by_slot[fill[s]] = r
-            fill[s] += 1
-    for s in range(m):
-        if not wanted[s]:
+        if f < 0 or cols.hist_index[f] < 0:
             continue
-        j = cols.hist_index[best.feature[s]]
+        j = cols.hist_index[f]
         values = cols.hist_values[cols.hist_start[j]:cols.hist_start[j + 1]]
         n_bins = values.shape[0]
         backward = best.default_left[s]
