@@ -40,7 +40,6 @@ Used by ``python -m benchmarks.gbm``.
 import datetime
 import platform
 import time
-from importlib import import_module
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +49,7 @@ from sklearn.model_selection import train_test_split
 from .. import __version__
 from ..adapters import DMatrix, train
 from .loaders import BUNDLED, FORMATS, load_file
-from .report import text_table, write_json
+from .report import installed_library, not_installed, text_table, write_json
 from .stock import _subset, load_split
 
 __all__ = ["DEFAULT_DATASETS", "DEFAULTS", "run", "run_dataset", "format_table", "add_arguments",
@@ -60,13 +59,6 @@ DEFAULT_DATASETS = ("satimage", "a8a", "higgs7k", "agaricus", "pendigits")
 DEFAULTS = {"rounds": 100, "depth": 6, "eta": 0.3, "lam": 1.0, "repeats": 1, "threads": 1}
 QUICK_ROUNDS, QUICK_ROWS = 5, 1000
 SAME = 1e-5
-
-
-def _optional(module):
-    try:
-        return import_module(module)
-    except ImportError:
-        return None
 
 
 def _best(call, repeats):
@@ -164,9 +156,9 @@ def _models(n_classes, rounds, depth, eta, lam, threads, unavailable, clients=()
             return (lambda Z: bst.predict(DMatrix(Z), output_margin=True),
                     lambda Z: _proba2(bst.predict(DMatrix(Z))), seen)
         models.append((f"apsplit {label}", "apsplit", fit))
-    xgb = _optional("xgboost")
+    xgb = installed_library("xgboost")
     if xgb is None:
-        unavailable["xgboost"] = "not installed (pip install apsplit[xgboost])"
+        unavailable["xgboost"] = not_installed("xgboost")
     else:
         for tree_method in ("exact", "hist"):
             def fit(X, y, tree_method=tree_method):
@@ -188,9 +180,9 @@ def _models(n_classes, rounds, depth, eta, lam, threads, unavailable, clients=()
                 return (lambda Z: bst.predict(xgb.DMatrix(Z), output_margin=True),
                         lambda Z: _proba2(bst.predict(xgb.DMatrix(Z))), {})
             models.append((f"XGBoost {tree_method} {label}", "xgboost", fit))
-    lgb = _optional("lightgbm")
+    lgb = installed_library("lightgbm")
     if lgb is None:
-        unavailable["lightgbm"] = "not installed (pip install apsplit[lightgbm])"
+        unavailable["lightgbm"] = not_installed("lightgbm")
     else:
         def fit(X, y):
             lparams = {"objective": "multiclass" if multi else "binary", "max_depth": depth,

@@ -47,15 +47,14 @@ from ..kernels.refine import new_refined, refine_survivors, survivors_of
 from ..kernels.search import TOL, run_exhaustive
 from ..kernels.stats import class_totals, sorted_rows
 from ..tree import grow_from_problem
-from .report import figure_class, publish, text_table, timed
+from .report import (figure_class, installed_library, not_installed, publish, text_table,
+                     timed)
 
 __all__ = ["round_roots", "last_round_root", "tree_nodes", "run", "format_table", "plot",
            "report"]
 
 NODE_PHASES = ["histogram", "bounds", "canonical sums", "survivors' passes",
                "... at the node's limit", "search"]
-
-LIGHTGBM_MISSING = 'not installed: pip install "apsplit[lightgbm]"'
 
 
 def round_roots(ds, y, rounds, depth, criterion="gini"):
@@ -88,9 +87,8 @@ def _lightgbm_ms(X, y, rounds, depth, threads):
     """LightGBM's ms per tree, its data binned beforehand (as apsplit's Dataset is): on
     ``threads`` threads, ``rounds`` rounds of depth-``depth`` trees (one per class with
     more than two classes); None if it is not installed."""
-    try:
-        import lightgbm
-    except ImportError:  # the table says which extra installs it (LIGHTGBM_MISSING)
+    lightgbm = installed_library("lightgbm")
+    if lightgbm is None:  # the table says which extra installs it
         return None
     n_classes = int(np.max(y)) + 1
     params = {"objective": "binary"} if n_classes == 2 else {"objective": "multiclass",
@@ -291,7 +289,7 @@ def format_table(result):
     if result["lightgbm_tree_ms"] is not None:
         rows.append(["LightGBM, per tree", f"{result['lightgbm_tree_ms']:.3f}", ""])
     else:
-        rows.append(["LightGBM, per tree", LIGHTGBM_MISSING, ""])
+        rows.append(["LightGBM, per tree", not_installed("lightgbm"), ""])
     return "\n".join([
         f"{result['dataset']} ({result['rows']:,} rows x {F} features), the root of AdaBoost's "
         f"round {result['rounds']}, depth-{result['depth']} {result['criterion']} trees, "

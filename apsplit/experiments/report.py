@@ -60,14 +60,26 @@ def progress_bar(enabled, **options):
     return tqdm(**options)
 
 
-def optional_library(name):
+def installed_library(name):
     """The installed module ``name`` (a library a benchmark compares with: xgboost,
-    lightgbm), or an ImportError naming the extra that installs it."""
+    lightgbm), or None: a table then names the extra that installs it."""
     try:
         return importlib.import_module(name)
     except ImportError:
-        raise ImportError(f"this benchmark runs {name}, which is not installed: "
-                          f'pip install "apsplit[{name}]"') from None
+        return None
+
+
+def not_installed(name):
+    """What a table says of library ``name`` when it is missing: the extra to install."""
+    return f'not installed: pip install "apsplit[{name}]"'
+
+
+def optional_library(name):
+    """``installed_library(name)``, or an ImportError naming the extra that installs it."""
+    module = installed_library(name)
+    if module is None:
+        raise ImportError(f"this benchmark runs {name}, which is {not_installed(name)}")
+    return module
 
 
 def figure_class():

@@ -77,9 +77,9 @@ from ..dataset import Dataset
 from ..finders import available_finders
 from .loaders import BUNDLED, FORMATS, load_bundled, load_file
 from .paper import list_type, parse_list
-from .report import (add_output_arguments, count, panel_grid, publish, require_plotting,
-                     text_table)
-from .stock import WARMUP_ROUNDS, _adaboost, _optional
+from .report import (add_output_arguments, count, installed_library, not_installed,
+                     panel_grid, publish, require_plotting, text_table)
+from .stock import WARMUP_ROUNDS, _adaboost
 
 __all__ = ["DEFAULTS", "QUICK", "LABELS", "LAYOUTS", "row_pool", "run", "run_dataset",
            "exponent", "format_table", "plot", "add_arguments", "report"]
@@ -181,9 +181,9 @@ def _models(methods, trees, depth, unavailable):
         models.append({"model": f"apsplit {method}", "library": "apsplit", "numba": True,
                        "thread_parameter": "n_jobs" if threaded else None,
                        "estimator": apsplit, "sklearn_input": False})
-    lightgbm, xgboost = _optional("lightgbm"), _optional("xgboost")
+    lightgbm, xgboost = installed_library("lightgbm"), installed_library("xgboost")
     if lightgbm is None:
-        unavailable["LightGBM"] = "not installed (pip install apsplit[lightgbm])"
+        unavailable["LightGBM"] = not_installed("lightgbm")
     else:
         models.append({"model": "LightGBM", "library": "lightgbm", "numba": False,
                        "thread_parameter": "n_jobs", "sklearn_input": False,
@@ -192,7 +192,7 @@ def _models(methods, trees, depth, unavailable):
                            min_child_samples=1, min_child_weight=1e-3, n_jobs=threads,
                            random_state=0, verbose=-1)})
     if xgboost is None:
-        unavailable["XGBoost"] = "not installed (pip install apsplit[xgboost])"
+        unavailable["XGBoost"] = not_installed("xgboost")
     else:
         for tree_method in ("exact", "hist"):
             models.append({"model": f"XGBoost {tree_method}", "library": "xgboost",
@@ -380,7 +380,7 @@ def _load(source, labels):
 
 
 def _settings(**given):
-    versions = {m: getattr(_optional(m), "__version__", None)
+    versions = {m: getattr(installed_library(m), "__version__", None)
                 for m in ("numba", "sklearn", "xgboost", "lightgbm")}
     return {**given, "date": datetime.date.today().isoformat(), "cpu_count": os.cpu_count(),
             "apsplit": __version__, "numpy": np.__version__, **versions,

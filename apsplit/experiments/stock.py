@@ -51,7 +51,6 @@ import os
 import platform
 import sys
 import time
-from importlib import import_module
 from pathlib import Path
 
 import numba
@@ -71,8 +70,8 @@ from ..finders import available_finders
 from .loaders import BUNDLED, load_bundled
 from .nodes import selected_datasets
 from .paper import parse_list
-from .report import (add_output_arguments, count, panel_grid, require_plotting, text_table,
-                     timed, write_json)
+from .report import (add_output_arguments, count, installed_library, not_installed,
+                     panel_grid, require_plotting, text_table, timed, write_json)
 
 __all__ = ["DEFAULT_DATASETS", "DEFAULTS", "QUICK_ROUNDS", "QUICK_ROWS", "CRITERIA",
            "load_split", "run", "run_dataset", "format_table", "plot", "add_arguments", "report"]
@@ -152,14 +151,6 @@ def _adaboost(estimator, rounds):
     return AdaBoostClassifier(estimator=estimator, n_estimators=rounds, random_state=0, **samme)
 
 
-def _optional(module):
-    """The module, or None if it is not installed."""
-    try:
-        return import_module(module)
-    except ImportError:
-        return None
-
-
 def _models(sparse, rounds, depth, criterion, methods, threads, unavailable):
     """[{model, library, input, method, estimator, numba}] in the order they are run."""
     apsplit_input = "CSR float64" if sparse else "dense float64"
@@ -179,9 +170,9 @@ def _models(sparse, rounds, depth, criterion, methods, threads, unavailable):
                        "estimator": APBoostClassifier(boosting="adaboost", n_estimators=rounds,
                                                       max_depth=depth, criterion=criterion,
                                                       method=method, n_jobs=threads)})
-    xgboost, lightgbm = _optional("xgboost"), _optional("lightgbm")
+    xgboost, lightgbm = installed_library("xgboost"), installed_library("lightgbm")
     if xgboost is None:
-        unavailable["xgboost"] = "not installed (pip install apsplit[xgboost])"
+        unavailable["xgboost"] = not_installed("xgboost")
     else:
         models += [{"model": f"XGBoost {tree_method}", "library": "xgboost", "input": apsplit_input,
                     "method": None, "numba": False,
@@ -190,7 +181,7 @@ def _models(sparse, rounds, depth, criterion, methods, threads, unavailable):
                                                        random_state=0)}
                    for tree_method in ("exact", "hist")]
     if lightgbm is None:
-        unavailable["lightgbm"] = "not installed (pip install apsplit[lightgbm])"
+        unavailable["lightgbm"] = not_installed("lightgbm")
     else:
         models.append({"model": "LightGBM", "library": "lightgbm", "input": apsplit_input,
                        "method": None, "numba": False,
@@ -312,7 +303,8 @@ def run(datasets=DEFAULT_DATASETS, *, rounds=None, depth=DEFAULTS["depth"],
                          f"got {rounds}, {depth}, {repeats}, {threads}")
     if not 0 <= holdout < 1:
         raise ValueError(f"holdout must be in [0, 1), got {holdout}")
-    versions = {m: getattr(_optional(m), "__version__", None) for m in ("xgboost", "lightgbm")}
+    versions = {m: getattr(installed_library(m), "__version__", None)
+                for m in ("xgboost", "lightgbm")}
     settings = {"datasets": list(datasets), "rounds": rounds, "depth": int(depth),
                 "criterion": criterion, "methods": methods, "repeats": int(repeats),
                 "threads": int(threads), "holdout": holdout, "rows": rows, "quick": quick,
