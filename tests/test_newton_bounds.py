@@ -202,3 +202,38 @@ def test_items_region_holds_every_sum_at_extreme_aspect_ratios(g, h):
     for mask in range(16):
         left = np.array([(mask >> i) & 1 for i in range(4)], bool)
         assert _inside(g[left].sum(), h[left].sum(), region)
+
+
+@given(st.lists(st.floats(0, 4), min_size=1, max_size=10),
+       st.sampled_from([0.5, 1.0, 1.0 - 2 ** -40, 1.0 + 2 ** -40, 2.0]),
+       st.integers(0, 2 ** 32 - 1))
+@settings(max_examples=scaled(1.0))
+def test_can_split_is_false_only_where_no_partition_is_admissible(h, share, seed):
+    """Against every partition of the node's rows into two sides: where a side pair has a
+    row of h > 0 each and both hessian sums (each in a random order) >= min_child_weight,
+    ``can_split`` holds; and it fails where H < 2 min_child_weight beyond the rounding."""
+    h = np.array(h)
+    rng = np.random.default_rng(seed)
+    H = float(np.sum(h[rng.permutation(h.size)]))
+    mcw = H / 2 * share
+    params = NewtonParams(min_child_weight=mcw).kernel_params(h.size, 1)
+    n_pos = int(np.count_nonzero(h > 0))
+    admissible = False
+    for mask in range(1, 2 ** h.size - 1):
+        left = np.array([(mask >> i) & 1 for i in range(h.size)], bool)
+        sides = [float(np.sum(rng.permutation(h[side]))) for side in (left, ~left)]
+        positive = [np.count_nonzero(h[side] > 0) for side in (left, ~left)]
+        if min(positive) > 0 and min(sides) >= mcw:
+            admissible = True
+            break
+    got = nb.can_split(h.size, n_pos, H, params)
+    if admissible:
+        assert got
+    if n_pos < 2 or H < 2 * mcw * (1 - 1e-12):
+        assert not got
+
+
+def test_can_split_needs_two_rows_of_positive_hessian():
+    params = NewtonParams(min_child_weight=0.0).kernel_params(3, 1)
+    assert not nb.can_split(3, 1, 5.0, params)
+    assert nb.can_split(3, 2, 5.0, params)

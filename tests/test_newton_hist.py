@@ -240,7 +240,7 @@ def _two_levels(h_values, seed=0, n=400):
 
     features = data.histogram_features
     parent_bins = newton_hist.accumulate(cols, gh, by_slot(parent_pos, 2), features, 1,
-                                         newton_hist.every_slot_summed(2), 1.0)
+                                         newton_hist.summed_where(np.ones(2, bool)), 1.0)
     return (cols, gh, features, by_slot(child_pos, 4), parent_bins, sums(parent_pos, 2),
             sums(child_pos, 4))
 
@@ -251,18 +251,18 @@ def test_a_larger_child_is_its_parent_minus_its_sibling():
     cols, gh, features, rows, parent_bins, parent_level, level = _two_levels(
         lambda rng, n: rng.uniform(0.05, 0.25, n))
     siblings = newton_hist.pair_siblings(parent_bins, np.array([0, 2]), parent_level,
-                                         level, 1.0)
+                                         level, 1.0, np.ones(4, bool))
     larger = [int(level.n_rows[2 * p + 1] >= level.n_rows[2 * p]) + 2 * p for p in range(2)]
-    assert list(np.flatnonzero(~siblings.direct)) == larger
+    assert list(np.flatnonzero(siblings.derived)) == larger
     derived = newton_hist.accumulate(cols, gh, rows, features, 1, siblings, 0.0)
     summed = newton_hist.accumulate(cols, gh, rows, features, 1,
-                                    newton_hist.every_slot_summed(4), 0.0)
+                                    newton_hist.summed_where(np.ones(4, bool)), 0.0)
     np.testing.assert_array_equal(derived.counts, summed.counts)
     assert np.all(derived.sums[derived.counts[..., newton_hist.N_ROWS] == 0] == 0.0)
     scale = np.abs(gh).sum(0) * 1e-13
     for c in (newton_hist.GRAD, newton_hist.HESS):
         assert np.abs(derived.sums[..., c] - summed.sums[..., c]).max() <= scale[c]
-    np.testing.assert_array_equal(derived.sums[siblings.direct], summed.sums[siblings.direct])
+    np.testing.assert_array_equal(derived.sums[siblings.summed], summed.sums[siblings.summed])
 
 
 def test_a_child_much_smaller_than_its_parent_in_sum_of_g_is_summed():
@@ -271,8 +271,8 @@ def test_a_child_much_smaller_than_its_parent_in_sum_of_g_is_summed():
     _, _, _, _, parent_bins, parent_level, level = _two_levels(lambda rng, n: np.full(n, 0.5))
     level.abs_grad[:] = parent_level.abs_grad.max() / (2 * newton_hist.DERIVE_WITHIN)
     siblings = newton_hist.pair_siblings(parent_bins, np.array([0, 2]), parent_level,
-                                         level, 1.0)
-    assert siblings.direct.all()
+                                         level, 1.0, np.ones(4, bool))
+    assert siblings.summed.all() and not siblings.derived.any()
 
 
 def test_a_derived_slot_near_min_child_weight_is_summed_from_its_rows():
@@ -283,15 +283,37 @@ def test_a_derived_slot_near_min_child_weight_is_summed_from_its_rows():
     cols, gh, features, rows, parent_bins, parent_level, level = _two_levels(
         lambda rng, n: rng.uniform(0.05, 0.25, n))
     siblings = newton_hist.pair_siblings(parent_bins, np.array([0, 2]), parent_level,
-                                         level, 1.0)
-    t = int(np.flatnonzero(~siblings.direct)[0])
+                                         level, 1.0, np.ones(4, bool))
+    t = int(np.flatnonzero(siblings.derived)[0])
     summed = newton_hist.accumulate(cols, gh, rows, features, 1,
-                                    newton_hist.every_slot_summed(4), 0.0)
+                                    newton_hist.summed_where(np.ones(4, bool)), 0.0)
     first = np.flatnonzero(summed.counts[t, :, newton_hist.N_ROWS] > 0)[0]
     mcw = summed.sums[t, first, newton_hist.HESS]
     near = newton_hist._derive_slots(newton_hist.accumulate(
-        cols, gh, rows, features, 1, newton_hist.every_slot_summed(4), mcw), siblings, mcw, 1)
+        cols, gh, rows, features, 1, newton_hist.summed_where(np.ones(4, bool)), mcw), siblings, mcw, 1)
     assert near[t]
     probe = newton_hist.accumulate(cols, gh, rows, features, 1, siblings, mcw)
     np.testing.assert_array_equal(probe.sums[t], summed.sums[t])
     np.testing.assert_array_equal(probe.counts[t], summed.counts[t])
+
+
+@pytest.mark.parametrize("wanted", [[True, False, False, False], [False, True, False, False],
+                                    [False, False, True, True]])
+def test_only_the_wanted_slots_and_the_siblings_they_derive_from_get_bins(wanted):
+    """A slot that cannot split (not ``wanted``) is neither summed nor derived, unless its
+    sibling is derived from it; the wanted slots' bins are those of the level with every
+    slot wanted, to the bit."""
+    cols, gh, features, rows, parent_bins, parent_level, level = _two_levels(
+        lambda rng, n: rng.uniform(0.05, 0.25, n))
+    wanted = np.array(wanted)
+    everything = newton_hist.pair_siblings(parent_bins, np.array([0, 2]), parent_level,
+                                           level, 1.0, np.ones(4, bool))
+    siblings = newton_hist.pair_siblings(parent_bins, np.array([0, 2]), parent_level,
+                                         level, 1.0, wanted)
+    np.testing.assert_array_equal(siblings.derived, everything.derived & wanted)
+    needed = wanted | np.roll(siblings.derived.reshape(2, 2), 1, axis=1).ravel()
+    np.testing.assert_array_equal(siblings.summed, needed & ~siblings.derived)
+    got = newton_hist.accumulate(cols, gh, rows, features, 1, siblings, 0.0)
+    want = newton_hist.accumulate(cols, gh, rows, features, 1, everything, 0.0)
+    np.testing.assert_array_equal(got.sums[wanted], want.sums[wanted])
+    np.testing.assert_array_equal(got.counts[wanted], want.counts[wanted])

@@ -146,7 +146,8 @@ def test_level_sums_add_the_smaller_child_and_subtract_the_other():
     parent_position = np.full(n, -1, np.int32)
     parent_position[active] = rng.integers(0, 2, active.size)
     parent = level_sums(cols, gh, parent_position, active, np.bincount(
-        parent_position[active], minlength=2), no_sums(J), np.zeros(0, np.int64))
+        parent_position[active], minlength=2), no_sums(J), np.zeros(0, np.int64),
+        np.ones(2, np.bool_))
     # the previous level (2 slots, no parent given: both summed)
     ref = _numpy_sums(present, gh, parent_position, 2)
     for got, want in zip(parent[:4], ref):
@@ -156,7 +157,8 @@ def test_level_sums_add_the_smaller_child_and_subtract_the_other():
     position = np.where(parent_position == 0, rng.integers(0, 2, n), -1).astype(np.int32)
     open_rows = np.flatnonzero(position >= 0)
     level_rows = np.bincount(position[open_rows], minlength=2)
-    sums = level_sums(cols, gh, position, open_rows, level_rows, parent, child_slot)
+    sums = level_sums(cols, gh, position, open_rows, level_rows, parent, child_slot,
+                      np.ones(2, np.bool_))
     assert isinstance(sums, IndicatorSums)
     small = int(np.argmin(level_rows))
     assert sums.summed.tolist() == [small == 0, small == 1]
@@ -196,3 +198,27 @@ def test_agaricus_trees_are_the_column_scans(n_threads):
 def test_indicators_must_be_a_bool(indicators):
     with pytest.raises(TypeError, match="indicators must be True or False"):
         NewtonData(np.zeros((3, 2)), indicators=indicators)
+
+
+@pytest.mark.parametrize("wanted", [[True, False], [False, True], [False, False]])
+def test_level_sums_skip_the_slots_that_cannot_split(wanted):
+    """A slot not ``wanted`` (it cannot split) gets no sums (zeros), unless the other
+    child is derived from it; a wanted slot's sums are those with every slot wanted."""
+    rng = np.random.default_rng(3)
+    n, J = 2000, 5
+    present = rng.random((n, J)) < 0.4
+    cols = NewtonData(sp.csr_matrix(np.where(present, 1.0, 0.0)),
+                      histogram_density=None).columns()
+    gh = np.column_stack([rng.normal(size=n), rng.uniform(0.1, 1.0, n)])
+    active = np.arange(n)
+    root = level_sums(cols, gh, np.zeros(n, np.int32), active, np.array([n]), no_sums(J),
+                      np.zeros(0, np.int64), np.ones(1, np.bool_))
+    position = (rng.random(n) < 0.3).astype(np.int32)  # slot 1 the smaller child
+    level_rows = np.bincount(position, minlength=2)
+    wanted = np.array(wanted)
+    got, want = (level_sums(cols, gh, position, active, level_rows, root, np.array([0]), w)
+                 for w in (wanted, np.ones(2, np.bool_)))
+    for a, b in zip(got[:4], want[:4]):
+        np.testing.assert_array_equal(a[wanted], b[wanted])
+        assert not a[~wanted & ~got.summed].any()
+    assert got.summed.tolist() == [False, bool(wanted.any())]

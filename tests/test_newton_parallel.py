@@ -166,10 +166,10 @@ def test_the_parallel_loops_are_parallel():
     allowed = np.ones((2, m), np.bool_)
     open_rows = OpenRows(np.concatenate([np.flatnonzero(position == s) for s in range(m)]),
                          np.array([0, *np.cumsum(np.bincount(position, minlength=m))]))
-    summed = newton_hist.every_slot_summed(m)
+    summed = newton_hist.summed_where(np.ones(m, np.bool_))
     bins = newton_hist.accumulate(cols, gh, open_rows, np.array([2, 3]), 2, summed, 1.0)
     bound = newton_grow.grow_newton.py_func.__globals__
-    assert _has_parallel_loop(newton_hist._sum_slots, cols, gh, open_rows, summed.direct, bins,
+    assert _has_parallel_loop(newton_hist._sum_slots, cols, gh, open_rows, summed.summed, bins,
                               2)
     assert _has_parallel_loop(newton_hist._derive_slots, bins, summed, 1.0, 2)
     assert _has_parallel_loop(bound["scan_batch"], cols, Rows(gh, position), np.array([0, 1]),

@@ -103,6 +103,19 @@ def parent_slack(n_rows, abs_grad, H):
     return WIDEN * gamma * abs_grad, WIDEN * gamma * H
 
 
+@njit(cache=True)
+def can_split(n_rows, n_pos, H, params):
+    """Whether a node of ``n_rows`` rows, ``n_pos`` of them with h > 0, and hessian sum
+    ``H`` may have an admissible split (False: it has none, and need not be scanned).
+
+    Proof: an admissible split has a row of h > 0 on each side (n_pos >= 2) and each
+    side's hessian sum >= min_child_weight.  The two sides' exact sums add up to the
+    node's exact one; each computed sum (a side's in any order, or fl(H - a side's))
+    is within ``parent_slack``'s slack_H (8 gamma_{n+2} H) of it, so both reach
+    min_child_weight only if H + slack_H >= 2 min_child_weight."""
+    return n_pos >= 2 and H + parent_slack(n_rows, 0.0, H)[1] >= 2.0 * params.min_child_weight
+
+
 @njit(cache=True, inline='always')
 def extended_score(G, H, params):
     """max over |w| <= max_delta_step (any w if 0) of -(2 G w + (H + lambda) w^2 + 2 alpha |w|).

@@ -58,7 +58,10 @@ its rows.  The child with more rows is *derived*: each bin is its parent's
 minus its sibling's (the previous level's histograms, kept when one chunk held
 them all, ``chunk_end``, and the level sums the same features); the other
 child is summed.  A level then sums at most
-half of its open rows (the root's level sums all), as LightGBM does.  Counts
+half of its open rows (the root's level sums all), as LightGBM does.  A slot
+that cannot split (``newton_bounds.can_split``) gets no bins, unless its
+sibling is derived from it (its sibling's derivation needs them): as LightGBM
+skips a leaf below 2 min_sum_hessian_in_leaf.  Counts
 are integers, exact, so a bin of no row is exactly 0 and skipped as before.
 A derived G or H differs from the summed one by rounding, a few ulps of the
 parent's sums: a child is derived only if its parent's sum of |g|, and its
@@ -179,11 +182,14 @@ def _sum_slots(cols, gh, open_rows, chosen, level_bins, lanes):
 
 class Siblings(NamedTuple):
     """Where a level's histograms come from (module docstring, sibling subtraction):
-    slot t's are summed from its rows when ``direct[t]``, else derived as its
-    parent's minus its sibling's, ``parent_sums[parent[t]] - sums[t ^ 1]`` and the same
-    for the counts (a split node's children are consecutive slots, left even)."""
+    slot t's are summed from its rows when ``summed[t]``, derived as its parent's minus
+    its sibling's, ``parent_sums[parent[t]] - sums[t ^ 1]`` and the same for the counts
+    (a split node's children are consecutive slots, left even), when ``derived[t]``;
+    a slot that cannot split (``newton_bounds.can_split``) and that no sibling is
+    derived from has none."""
 
-    direct: np.ndarray         # (m,) bool
+    summed: np.ndarray         # (m,) bool
+    derived: np.ndarray        # (m,) bool
     parent: np.ndarray         # (m,) the parent's slot in the parent's arrays
     # the previous level's LevelBins' two arrays, the same features, and the level's two
     # arrays the check needs, not the tuples: numba's parallel lowering refuses a tuple
@@ -195,11 +201,12 @@ class Siblings(NamedTuple):
 
 
 @njit(cache=True)
-def every_slot_summed(m):
-    """``Siblings`` summing every one of ``m`` slots from its rows."""
+def summed_where(wanted):
+    """``Siblings`` summing the slots ``wanted`` from their rows (none derived)."""
+    m = wanted.shape[0]
     none = no_bins()
-    return Siblings(np.ones(m, np.bool_), np.zeros(m, np.int64), none.sums, none.counts,
-                    np.zeros(m), np.zeros(m, np.int64))
+    return Siblings(wanted.copy(), np.zeros(m, np.bool_), np.zeros(m, np.int64), none.sums,
+                    none.counts, np.zeros(m), np.zeros(m, np.int64))
 
 
 @njit(cache=True)
@@ -213,15 +220,18 @@ DERIVE_WITHIN = 64.0  # a child is derived only if its parent's sums are <= this
 
 
 @njit(cache=True)
-def pair_siblings(parent_bins, child_slot, parent_level, level, reg_lambda):
-    """``Siblings`` for a level whose slots are the children of ``parent_level``'s
-    (``child_slot[p]``: p's left child, -1 if p did not split), with the previous
-    level's ``LevelBins`` ``parent_bins``: of each pair the child with more rows (the
-    right one on a tie) is derived, if its parent's sum of |g| and hessian sum + lambda
-    are at most ``DERIVE_WITHIN`` times its own (so that the subtraction's rounding, a
-    few ulps of the parent's sums, stays a few ulps of the child's too)."""
+def pair_siblings(parent_bins, child_slot, parent_level, level, reg_lambda, wanted):
+    """``Siblings`` for the ``wanted`` slots of a level whose slots are the children of
+    ``parent_level``'s (``child_slot[p]``: p's left child, -1 if p did not split), with
+    the previous level's ``LevelBins`` ``parent_bins``: of each pair the child with more
+    rows (the right one on a tie), if wanted, is derived, if its parent's sum of |g|
+    and hessian sum + lambda are at most ``DERIVE_WITHIN`` times its own (so that the
+    subtraction's rounding, a few ulps of the parent's sums, stays a few ulps of the
+    child's too), and its sibling summed, wanted or not; the other wanted slots are
+    summed."""
     m = level.grad.shape[0]
-    direct = np.ones(m, np.bool_)
+    summed = wanted.copy()
+    derived = np.zeros(m, np.bool_)
     parent = np.zeros(m, np.int64)
     for p in range(child_slot.shape[0]):
         left = child_slot[p]
@@ -233,8 +243,11 @@ def pair_siblings(parent_bins, child_slot, parent_level, level, reg_lambda):
         small_grad = parent_level.abs_grad[p] <= DERIVE_WITHIN * level.abs_grad[t]
         small_hess = (parent_level.hess[p] + reg_lambda
                       <= DERIVE_WITHIN * (level.hess[t] + reg_lambda))
-        direct[t] = not (small_grad and small_hess)
-    return Siblings(direct, parent, parent_bins.sums, parent_bins.counts, level.hess,
+        if wanted[t] and small_grad and small_hess:
+            derived[t] = True
+            summed[t] = False
+            summed[t ^ 1] = True
+    return Siblings(summed, derived, parent, parent_bins.sums, parent_bins.counts, level.hess,
                     level.n_pos)
 
 
@@ -250,10 +263,10 @@ def _derive_share(sums, counts, siblings, offset, first, last, min_child_weight,
     bins in value order (the forward pass) or the present rows' total T minus one (the
     backward pass), and the other side is H minus it: both are checked at every prefix
     ending before a nonempty bin, where both sides hold a row of h > 0 (counts, exact)."""
-    direct, parent = siblings.direct, siblings.parent
+    derived, parent = siblings.derived, siblings.parent
     parent_sums, parent_counts = siblings.parent_sums, siblings.parent_counts
-    for t in range(direct.shape[0]):
-        if direct[t]:
+    for t in range(derived.shape[0]):
+        if not derived[t]:
             continue
         p = u(parent[t])
         d = u(t ^ 1)
@@ -296,7 +309,7 @@ def _derive_slots(level_bins, siblings, min_child_weight, lanes):
     """``_derive_share`` of every feature, in ``lanes`` contiguous shares of the features;
     returns the derived slots to sum from their rows instead."""
     k_count = level_bins.features.shape[0]
-    near = np.zeros(siblings.direct.shape[0], np.bool_)
+    near = np.zeros(siblings.derived.shape[0], np.bool_)
     if lanes == 1:
         _derive_share(level_bins.sums, level_bins.counts, siblings, level_bins.offset,
                       np.int64(0), k_count, min_child_weight, near)
@@ -312,11 +325,12 @@ def _derive_slots(level_bins, siblings, min_child_weight, lanes):
 @njit(cache=True)
 def accumulate(cols, gh, open_rows, features, n_threads, siblings, min_child_weight):
     """The ``LevelBins`` of the level's slots (``siblings``: which are summed, which
-    derived) for the histogram ``features`` (ascending): every row of a summed slot
-    (``open_rows``) added to its slot's bin of its code, in row order, then the derived
-    slots' bins as their parent's minus their sibling's, and the derived slots too near
-    ``min_child_weight`` (``_derive_share``) summed after all."""
-    m = siblings.direct.shape[0]
+    derived, which have none) for the histogram ``features`` (ascending): every row of a
+    summed slot (``open_rows``) added to its slot's bin of its code, in row order, then
+    the derived slots' bins as their parent's minus their sibling's, and the derived
+    slots too near ``min_child_weight`` (``_derive_share``) summed after all.  The bins
+    of a slot with none are left unwritten: nothing reads them."""
+    m = siblings.summed.shape[0]
     k_count = features.shape[0]
     offset = np.zeros(k_count + 1, np.int64)
     place = np.full(cols.hist_index.shape[0], -1, np.int64)
@@ -328,14 +342,14 @@ def accumulate(cols, gh, open_rows, features, n_threads, siblings, min_child_wei
     level_bins = LevelBins(np.empty((m, offset[k_count], 2)),
                            np.empty((m, offset[k_count], 2), np.int32), features, offset, place)
     for t in range(m):
-        if siblings.direct[t]:
+        if siblings.summed[t]:
             level_bins.sums[t] = 0.0
             level_bins.counts[t] = 0
     if k_count == 0:
         return level_bins
     lanes = lane_count(n_threads, k_count, open_rows.rows.shape[0] * k_count)
-    _sum_slots(cols, gh, open_rows, siblings.direct, level_bins, lanes)
-    if siblings.direct.all():
+    _sum_slots(cols, gh, open_rows, siblings.summed, level_bins, lanes)
+    if not siblings.derived.any():
         return level_bins
     near = _derive_slots(level_bins, siblings, min_child_weight, lanes)
     if near.any():

@@ -62,7 +62,8 @@ class IndicatorSums(NamedTuple):
     hess: np.ndarray
     n_pos: np.ndarray    # rows with h > 0
     n_rows: np.ndarray
-    summed: np.ndarray   # (m,) the slot's sums were added from its rows (else derived)
+    summed: np.ndarray   # (m,) the slot's sums were added from its rows (else derived, or
+    #                      none: a slot that cannot split, and no sibling's derivation needs)
 
 
 @njit(cache=True)
@@ -74,19 +75,25 @@ def no_sums(n_indicators):
 
 
 @njit(cache=True)
-def level_sums(cols, gh, position, active, level_rows, parent, child_slot):
-    """The level's ``IndicatorSums``: ``level_rows`` its slots' row counts, ``parent`` the
-    previous level's sums (``no_sums`` at the root) and ``child_slot`` its slots' left
-    child's slot (-1: not split; the right child's is next).  ``active``: the open rows,
-    ascending; ``position``: their slots.  On the caller's thread (the module docstring)."""
+def level_sums(cols, gh, position, active, level_rows, parent, child_slot, wanted):
+    """The level's ``IndicatorSums`` of the slots ``wanted`` (those that may split;
+    a pair's smaller child is summed also when only the other is wanted):
+    ``level_rows`` its slots' row counts, ``parent`` the previous level's sums
+    (``no_sums`` at the root) and ``child_slot`` its slots' left child's slot (-1: not
+    split; the right child's is next).  ``active``: the open rows, ascending;
+    ``position``: their slots.  On the caller's thread (the module docstring)."""
     m = level_rows.shape[0]
     J = cols.indicator_value.shape[0]
-    summed = np.ones(m, np.bool_)
+    summed = wanted.copy()
+    derived = np.zeros(m, np.bool_)
     for s in range(child_slot.shape[0]):
         c = child_slot[s]
         if c >= 0:
-            summed[c] = level_rows[c] <= level_rows[c + 1]
-            summed[c + 1] = not summed[c]
+            larger = c + 1 if level_rows[c] <= level_rows[c + 1] else c
+            if wanted[larger]:
+                derived[larger] = True
+                summed[larger] = False
+                summed[larger ^ 1] = True
     sums = IndicatorSums(np.zeros((m, J)), np.zeros((m, J)), np.zeros((m, J), np.int64),
                          np.zeros((m, J), np.int64), summed)
     grad, hess, n_pos, n_rows = sums.grad, sums.hess, sums.n_pos, sums.n_rows
@@ -107,14 +114,14 @@ def level_sums(cols, gh, position, active, level_rows, parent, child_slot):
             n_rows[s, j] += 1
     for s in range(child_slot.shape[0]):
         c = child_slot[s]
-        if c < 0:
+        if c < 0 or not (derived[c] or derived[c + 1]):
             continue
-        added, derived = (c, c + 1) if summed[c] else (c + 1, c)
+        t, added = (c, c + 1) if derived[c] else (c + 1, c)
         for j in range(J):
-            grad[derived, j] = parent.grad[s, j] - grad[added, j]
-            hess[derived, j] = parent.hess[s, j] - hess[added, j]
-            n_pos[derived, j] = parent.n_pos[s, j] - n_pos[added, j]
-            n_rows[derived, j] = parent.n_rows[s, j] - n_rows[added, j]
+            grad[t, j] = parent.grad[s, j] - grad[added, j]
+            hess[t, j] = parent.hess[s, j] - hess[added, j]
+            n_pos[t, j] = parent.n_pos[s, j] - n_pos[added, j]
+            n_rows[t, j] = parent.n_rows[s, j] - n_rows[added, j]
     return sums
 
 

@@ -137,12 +137,14 @@ def merge_best(best, level, candidate):
 
 
 @njit(cache=True)
-def slots_allowed(node_allowed, places, m, by_node):
+def slots_allowed(node_allowed, places, splittable, by_node):
     """Per feature at ``places`` of the level's: the slots that may split on it (its rows of
-    ``node_allowed`` with per-node sampling, else every slot)."""
+    ``node_allowed`` with per-node sampling, else the ``splittable`` ones)."""
     if by_node:
         return node_allowed[places]
-    return np.ones((places.shape[0], m), np.bool_)
+    out = np.empty((places.shape[0], splittable.shape[0]), np.bool_)
+    out[:] = splittable
+    return out
 
 
 @njit(cache=True)

@@ -78,7 +78,7 @@ import numpy as np
 from numba import njit
 
 from . import newton_bounds, newton_categorical, newton_grow, newton_split
-from .newton_bounds import Box, Parent, Unseen, parent_slack, unseen_region
+from .newton_bounds import Box, Parent, Unseen, can_split, parent_slack, unseen_region
 from .newton_categorical import in_set, max_categories, new_category_sets, scan_categorical
 from .newton_grow import (_new_tree, bind_globals, compact, draw_features, level_stats, prune,
                           record_split)
@@ -338,9 +338,7 @@ def _search_level(cols, rows, level, scanned, allowed, search, params, sets):
         slack_G, slack_H = parent_slack(n, slots.abs_grad[s], level.hess[s])
         parents.append(Parent(level.grad[s], level.hess[s], level.score[s], slots.abs_grad[s],
                               slack_G, slack_H))
-        # a split needs a row of h > 0 on each side, each side's H >= min_child_weight
-        splittable[s] = level.n_pos[s] >= 2 and \
-            level.hess[s] + slack_H >= 2.0 * params.min_child_weight
+        splittable[s] = can_split(n, level.n_pos[s], level.hess[s], params)
     best = make_best(m)
     run = make_running(m)
     earlier = np.full(m, -np.inf)
