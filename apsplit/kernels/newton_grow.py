@@ -87,7 +87,7 @@ from .newton_hist import (accumulate, chunk_end, column_order_gains, no_bins, pa
 from .newton_indicator import level_sums, no_sums, scan_indicator
 from .newton_moves import OpenRows, move_rows, regroup
 from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _scan_lane,
-                              batch_end, feature_best, merge_best, merge_slot, new_batch,
+                              batch_end, merge_best, merge_row, merge_slot, new_batch,
                               reset_best, slots_allowed)
 from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Rows, make_best, make_level,
                            newton_score, newton_weight)
@@ -406,7 +406,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
                                slots_allowed(node_allowed, in_batch, splittable, by_node), level, params,
                                batch)
                     row = 0
-                merge_best(best, level, feature_best(batch, row, m))
+                merge_row(best, level, batch, row)
                 row += 1
                 continue
             if in_histograms[j]:
@@ -426,7 +426,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
                                     slots_allowed(node_allowed, in_chunk, splittable, by_node), level,
                                     params, hist_batch)
                     hist_row = 0
-                merge_best(best, level, feature_best(hist_batch, hist_row, m))
+                merge_row(best, level, hist_batch, hist_row)
                 hist_row += 1
                 continue
             reset_best(one)
