@@ -289,8 +289,9 @@ def test_a_derived_slot_near_min_child_weight_is_summed_from_its_rows():
                                     newton_hist.summed_where(np.ones(4, bool)), 0.0)
     first = np.flatnonzero(summed.counts[t, :, newton_hist.N_ROWS] > 0)[0]
     mcw = summed.sums[t, first, newton_hist.HESS]
+    every_slot = newton_hist.summed_where(np.ones(4, bool))
     near = newton_hist._derive_slots(newton_hist.accumulate(
-        cols, gh, rows, features, 1, newton_hist.summed_where(np.ones(4, bool)), mcw), siblings, mcw, 1)
+        cols, gh, rows, features, 1, every_slot, mcw), siblings, mcw, 1)
     assert near[t]
     probe = newton_hist.accumulate(cols, gh, rows, features, 1, siblings, mcw)
     np.testing.assert_array_equal(probe.sums[t], summed.sums[t])

@@ -403,8 +403,8 @@ def _grow(cols, gh, root_rows, features, params, draw):
                     in_batch = np.flatnonzero(is_column[j:batch_stop]) + j
                     batch = new_batch(in_batch.shape[0], m)
                     scan_batch(cols, rows, scanned[in_batch],
-                               slots_allowed(node_allowed, in_batch, splittable, by_node), level, params,
-                               batch)
+                               slots_allowed(node_allowed, in_batch, splittable, by_node),
+                               level, params, batch)
                     row = 0
                 merge_row(best, level, batch, row)
                 row += 1
@@ -423,8 +423,8 @@ def _grow(cols, gh, root_rows, features, params, draw):
                     n_chunks += 1
                     hist_batch = new_batch(in_chunk.shape[0], m)
                     scan_bins_batch(cols, level_bins, scanned[in_chunk],
-                                    slots_allowed(node_allowed, in_chunk, splittable, by_node), level,
-                                    params, hist_batch)
+                                    slots_allowed(node_allowed, in_chunk, splittable, by_node),
+                                    level, params, hist_batch)
                     hist_row = 0
                 merge_row(best, level, hist_batch, hist_row)
                 hist_row += 1
