@@ -8,7 +8,7 @@ open nodes are slots 0..m-1 and every row of an open node carries its slot
    node that cannot split (``newton_bounds.can_split``: fewer than two rows of
    h > 0, or H below 2 min_child_weight beyond the rounding) is not scanned and
    gets no histogram or indicator sums unless its sibling is derived from them
-   (30-38% of the scanned nodes of satimage's, pendigits' and agaricus' fits;
+   (30-38% of the scanned nodes of satimage's, pendigits' and agaricus' fits, a probe;
    the fits 0.90-0.94x, 0.93-0.98x, 0.97-0.99x, measured);
 2. one ``newton_split.scan_feature`` per candidate feature finds every open
    node's best split at once (one or two passes over the feature's sorted column);

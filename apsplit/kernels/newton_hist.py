@@ -372,7 +372,7 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
     The record of a candidate is ``newton_split._record`` written out on the arrays,
     taken out of the tuples once for all the features (as ``newton_split._pass`` does):
     per feature, views of the batch's rows and the tuples' arrays cost numba's reference
-    counting, 16 atomic increments and as many decrements a feature.
+    counting, 16 atomic increments and as many decrements a feature (gdb, a probe).
     """
     sums, counts = level_bins.sums, level_bins.counts
     hist_values, hist_start, hist_index = cols.hist_values, cols.hist_start, cols.hist_index

@@ -147,8 +147,8 @@ def merge_best(best, level, candidate):
 def merge_row(best, level, batch, i):
     """``merge_best`` of row i of ``batch``, read in place: views of the row cost numba's
     reference counting, an atomic increment and decrement per field (with the scan's
-    views, ``NRT_incref``/``NRT_decref`` took 8% of satimage's fit; without them the fit
-    took 0.96x, measured)."""
+    views, ``NRT_incref``/``NRT_decref`` took 8% of satimage's fit in perf, a probe;
+    without them the fit took 0.96x, measured)."""
     gain, feature, default_left = batch.gain, batch.feature, batch.default_left
     left_value, right_value = batch.left_value, batch.right_value
     for s in range(level.grad.shape[0]):
