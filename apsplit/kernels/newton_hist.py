@@ -380,6 +380,7 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
     node_score, tie = level.score, level.tie
     best_gain, best_feature = batch.gain, batch.feature
     best_default, best_left, best_right = batch.default_left, batch.left_value, batch.right_value
+    min_child_weight = params.min_child_weight
     for i in range(first, features.shape[0], step):
         f = features[i]
         j = hist_index[f]
@@ -392,6 +393,11 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
             best_feature[i, s] = -1
             if not allowed[i, s]:
                 continue
+            has_missing = counts[s, base + n_bins, N_ROWS] > 0
+            # a side's H only grows along a pass (h >= 0), so once the other side's is
+            # below min_child_weight no later candidate is admissible (the band: a
+            # derived bin's H may be a few ulps below 0, far less than it)
+            stop_below = min_child_weight - MIN_CHILD_BAND * node_hess[s]
             for direction in range(2):
                 ascending = direction == 0
                 if ascending and not forward:
@@ -408,11 +414,13 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
                         if count == 0:
                             continue
                         v = hist_values[start + b]
-                    elif n_rows < node_rows[s]:  # the closing candidate: every present row
-                        v = np.inf if ascending else -np.inf  # on one side, the missing
-                    else:                                     # ones on the other
+                    elif has_missing:  # the closing candidate: every present row on one
+                        v = np.inf if ascending else -np.inf  # side, the missing ones
+                    else:                                     # on the other
                         break
                     if n_rows > 0:
+                        if node_hess[s] - H < stop_below:
+                            break
                         gain = side_gain(G, H, n_pos, node_grad[s], node_hess[s], node_pos[s],
                                          node_score[s], params, score)
                         if gain > best_gain[i, s] + tie[s] and gain < np.inf:
@@ -428,7 +436,7 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
                     n_pos += np.int64(count - counts[s, base + b, N_ZERO])
                     n_rows += np.int64(count)
                     last = v
-                if ascending and n_rows == node_rows[s]:
+                if ascending and not has_missing:
                     break  # no missing row: the backward pass would repeat the forward one
 
 
