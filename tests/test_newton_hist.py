@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 import newton_oracle as oracle
 from apsplit.experiments.stock import load_split
-from apsplit.kernels import newton_hist
+from apsplit.kernels import newton_grow, newton_hist
+from apsplit.kernels.newton_parallel import new_batch
 from apsplit.kernels.newton_moves import OpenRows
 from apsplit.kernels.newton_split import make_level
 from apsplit.newton import NewtonData, NewtonParams, NewtonTree, grow_newton_forest, grow_newton_tree
@@ -240,7 +241,7 @@ def _two_levels(h_values, seed=0, n=400):
 
     features = data.histogram_features
     parent_bins = newton_hist.accumulate(cols, gh, by_slot(parent_pos, 2), features, 1,
-                                         newton_hist.summed_where(np.ones(2, bool)), 1.0)
+                                         newton_hist.summed_where(np.ones(2, bool)))
     return (cols, gh, features, by_slot(child_pos, 4), parent_bins, sums(parent_pos, 2),
             sums(child_pos, 4))
 
@@ -254,9 +255,9 @@ def test_a_larger_child_is_its_parent_minus_its_sibling():
                                          level, 1.0, np.ones(4, bool))
     larger = [int(level.n_rows[2 * p + 1] >= level.n_rows[2 * p]) + 2 * p for p in range(2)]
     assert list(np.flatnonzero(siblings.derived)) == larger
-    derived = newton_hist.accumulate(cols, gh, rows, features, 1, siblings, 0.0)
+    derived = newton_hist.accumulate(cols, gh, rows, features, 1, siblings)
     summed = newton_hist.accumulate(cols, gh, rows, features, 1,
-                                    newton_hist.summed_where(np.ones(4, bool)), 0.0)
+                                    newton_hist.summed_where(np.ones(4, bool)))
     np.testing.assert_array_equal(derived.counts, summed.counts)
     assert np.all(derived.sums[derived.counts[..., newton_hist.N_ROWS] == 0] == 0.0)
     scale = np.abs(gh).sum(0) * 1e-13
@@ -278,24 +279,41 @@ def test_a_child_much_smaller_than_its_parent_in_sum_of_g_is_summed():
 def test_a_derived_slot_near_min_child_weight_is_summed_from_its_rows():
     """min_child_weight = the hessian sum of a derived slot's first nonempty bin: a side
     of exactly min_child_weight, whose admissibility the subtraction's rounding could
-    decide.  The slot is flagged and summed from its rows: its bins are the summed ones
-    to the bit."""
+    decide.  The scan flags the slot (``near``); ``resum_near`` sums it from its rows:
+    its bins are the summed ones to the bit, and it is no longer derived."""
     cols, gh, features, rows, parent_bins, parent_level, level = _two_levels(
         lambda rng, n: rng.uniform(0.05, 0.25, n))
     siblings = newton_hist.pair_siblings(parent_bins, np.array([0, 2]), parent_level,
                                          level, 1.0, np.ones(4, bool))
     t = int(np.flatnonzero(siblings.derived)[0])
     summed = newton_hist.accumulate(cols, gh, rows, features, 1,
-                                    newton_hist.summed_where(np.ones(4, bool)), 0.0)
+                                    newton_hist.summed_where(np.ones(4, bool)))
     first = np.flatnonzero(summed.counts[t, :, newton_hist.N_ROWS] > 0)[0]
     mcw = summed.sums[t, first, newton_hist.HESS]
-    every_slot = newton_hist.summed_where(np.ones(4, bool))
-    near = newton_hist._derive_slots(newton_hist.accumulate(
-        cols, gh, rows, features, 1, every_slot, mcw), siblings, mcw, 1)
-    assert near[t]
-    probe = newton_hist.accumulate(cols, gh, rows, features, 1, siblings, mcw)
+    params = NewtonParams(min_child_weight=mcw).kernel_params(gh.shape[0], 3)
+    scan = newton_grow.grow_newton.py_func.__globals__["scan_bins_batch"]
+    allowed = np.ones((features.shape[0], 4), np.bool_)
+    probe = newton_hist.accumulate(cols, gh, rows, features, 1, siblings)
+    scan(cols, probe, features, allowed, level, params, new_batch(features.shape[0], 4))
+    assert probe.near[t] and probe.derived[t]
+    resummed = newton_hist.resum_near(cols, gh, rows, probe, 1)
+    assert resummed[t] and not probe.derived[t] and not probe.near.any()
     np.testing.assert_array_equal(probe.sums[t], summed.sums[t])
     np.testing.assert_array_equal(probe.counts[t], summed.counts[t])
+
+
+def test_a_derived_slot_far_from_min_child_weight_keeps_its_bins():
+    """The same slot with min_child_weight well inside its sides' range: not flagged."""
+    cols, gh, features, rows, parent_bins, parent_level, level = _two_levels(
+        lambda rng, n: rng.uniform(0.05, 0.25, n))
+    siblings = newton_hist.pair_siblings(parent_bins, np.array([0, 2]), parent_level,
+                                         level, 1.0, np.ones(4, bool))
+    params = NewtonParams(min_child_weight=1.0 + 2 ** -20).kernel_params(gh.shape[0], 3)
+    scan = newton_grow.grow_newton.py_func.__globals__["scan_bins_batch"]
+    probe = newton_hist.accumulate(cols, gh, rows, features, 1, siblings)
+    scan(cols, probe, features, np.ones((features.shape[0], 4), np.bool_), level, params,
+         new_batch(features.shape[0], 4))
+    assert not probe.near.any()
 
 
 @pytest.mark.parametrize("wanted", [[True, False, False, False], [False, True, False, False],
@@ -314,7 +332,7 @@ def test_only_the_wanted_slots_and_the_siblings_they_derive_from_get_bins(wanted
     np.testing.assert_array_equal(siblings.derived, everything.derived & wanted)
     needed = wanted | np.roll(siblings.derived.reshape(2, 2), 1, axis=1).ravel()
     np.testing.assert_array_equal(siblings.summed, needed & ~siblings.derived)
-    got = newton_hist.accumulate(cols, gh, rows, features, 1, siblings, 0.0)
-    want = newton_hist.accumulate(cols, gh, rows, features, 1, everything, 0.0)
+    got = newton_hist.accumulate(cols, gh, rows, features, 1, siblings)
+    want = newton_hist.accumulate(cols, gh, rows, features, 1, everything)
     np.testing.assert_array_equal(got.sums[wanted], want.sums[wanted])
     np.testing.assert_array_equal(got.counts[wanted], want.counts[wanted])

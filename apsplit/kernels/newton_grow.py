@@ -83,7 +83,7 @@ from .newton_categorical import (copy_set, max_categories, new_category_sets,
 from .lanes import PRANGE_ONLY
 from .newton_bounds import can_split
 from .newton_hist import (accumulate, chunk_end, column_order_gains, no_bins, pair_siblings,
-                          summed_where)
+                          resum_near, summed_where)
 from .newton_indicator import level_sums, no_sums, scan_indicator
 from .newton_moves import OpenRows, move_rows, regroup
 from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _scan_lane,
@@ -419,12 +419,16 @@ def _grow(cols, gh, root_rows, features, params, draw):
                         siblings = pair_siblings(parent_bins, child_slot, parent_level, level,
                                                  params.reg_lambda, splittable)
                     level_bins = accumulate(cols, gh, open_rows, chunk, params.n_threads,
-                                            siblings, params.min_child_weight)
+                                            siblings)
                     n_chunks += 1
                     hist_batch = new_batch(in_chunk.shape[0], m)
-                    scan_bins_batch(cols, level_bins, scanned[in_chunk],
-                                    slots_allowed(node_allowed, in_chunk, splittable, by_node),
-                                    level, params, hist_batch)
+                    chunk_allowed = slots_allowed(node_allowed, in_chunk, splittable, by_node)
+                    scan_bins_batch(cols, level_bins, chunk, chunk_allowed, level, params,
+                                    hist_batch)
+                    if level_bins.near.any():  # derived, a side near min_child_weight
+                        resummed = resum_near(cols, gh, open_rows, level_bins, params.n_threads)
+                        scan_bins_batch(cols, level_bins, chunk, chunk_allowed & resummed, level,
+                                        params, hist_batch)
                     hist_row = 0
                 merge_row(best, level, hist_batch, hist_row)
                 hist_row += 1

@@ -72,11 +72,15 @@ but for gains within that much of beating another by exactly the window (the
 measure-zero events above; the chosen split's gain is recomputed in the
 column's order all the same).  The admissibility is a comparison of hessian
 sums with ``min_child_weight``, where rounding decides exactly at the line:
-a derived slot where some candidate's side, or the other side, has a hessian
-sum within ``MIN_CHILD_BAND`` (1e-9 of the node's H) of it is summed from its
-rows instead (``_derive_share`` checks every prefix of every feature's bins,
-the sides of both passes).  With dyadic statistics (the tests) every sum and
-difference is exact and the trees are the column scan's to the bit.
+``scan_bins`` checks every comparison it makes on a derived slot, and a slot
+where a candidate's side, or the other side, has a hessian sum within
+``MIN_CHILD_BAND`` (1e-9 of the node's H) of it is flagged (``LevelBins.near``),
+summed from its rows (``resum_near``) and scanned again.  The scan stops a pass
+once the other side's H is below ``min_child_weight`` minus that band: a side's
+H only grows along a pass (h >= 0; a derived bin's H may be a few ulps below 0,
+far less than the band), so no later candidate is admissible or near.  With
+dyadic statistics (the tests) every sum and difference is exact and the trees
+are the column scan's to the bit.
 
 Cost: O(rows of the summed nodes x histogram features) for the pass,
 O(open nodes x bins) for the scan and the subtraction, against O(entries)
@@ -115,6 +119,9 @@ class LevelBins(NamedTuple):
     features: np.ndarray   # the level's histogram features summed (a chunk), ascending
     offset: np.ndarray     # where each one's bins start; offset[-1]: bins of the level
     place: np.ndarray      # place[f]: k of feature f in ``features`` (-1: not accumulated)
+    derived: np.ndarray    # (m,) bool: the slot's bins are its parent's minus its sibling's
+    near: np.ndarray       # (m,) bool: a derived slot whose scan met a hessian sum near
+    #                        min_child_weight (``scan_bins``): summed again (``resum_near``)
 
 
 @njit(cache=True)
@@ -213,7 +220,8 @@ def summed_where(wanted):
 def no_bins():
     """A ``LevelBins`` of no slot and no feature (a level before any histogram)."""
     return LevelBins(np.zeros((0, 0, 2)), np.zeros((0, 0, 2), np.int32),
-                     np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int64))
+                     np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int64),
+                     np.zeros(0, np.bool_), np.zeros(0, np.bool_))
 
 
 DERIVE_WITHIN = 64.0  # a child is derived only if its parent's sums are <= this x its own
@@ -252,17 +260,10 @@ def pair_siblings(parent_bins, child_slot, parent_level, level, reg_lambda, want
 
 
 @njit(cache=True)
-def _derive_share(sums, counts, siblings, offset, first, last, min_child_weight,
-                  near):
-    """Derive the bins of the features ``first:last`` of every derived slot (parent's
-    minus sibling's; a bin of no row exactly zero), and mark ``near[t]`` a derived slot
-    where an admissible-looking candidate's hessian sum, or the other side's, lies
-    within ``MIN_CHILD_BAND`` of the slot's H from ``min_child_weight``: there the
-    subtraction's rounding could decide the admissibility, so the caller sums that slot
-    from its rows.  A candidate's side is, up to rounding, a prefix P of the feature's
-    bins in value order (the forward pass) or the present rows' total T minus one (the
-    backward pass), and the other side is H minus it: both are checked at every prefix
-    ending before a nonempty bin, where both sides hold a row of h > 0 (counts, exact)."""
+def _derive_share(sums, counts, siblings, offset, first, last):
+    """Derive the bins of the features ``first:last`` of every derived slot: its parent's
+    minus its sibling's, a bin of no row exactly zero (counts are exact; a bin's sums
+    would otherwise keep the rounding of the parent's).  No branch per bin."""
     derived, parent = siblings.derived, siblings.parent
     parent_sums, parent_counts = siblings.parent_sums, siblings.parent_counts
     for t in range(derived.shape[0]):
@@ -270,66 +271,36 @@ def _derive_share(sums, counts, siblings, offset, first, last, min_child_weight,
             continue
         p = u(parent[t])
         d = u(t ^ 1)
-        node_hess = siblings.hess[t]
-        node_pos = siblings.n_pos[t]
-        band = MIN_CHILD_BAND * node_hess
-        for k in range(first, last):
-            missing = offset[k + 1] - 1  # the missing code's bin
-            present = 0.0                # T and its rows of h > 0
-            present_pos = 0
-            for b in range(offset[k], offset[k + 1]):
-                for c in range(2):
-                    counts[u(t), u(b), c] = parent_counts[p, u(b), c] - counts[d, u(b), c]
-                if counts[u(t), u(b), N_ROWS] == 0:
-                    for c in range(2):
-                        sums[u(t), u(b), c] = 0.0
-                    continue
-                for c in range(2):
-                    sums[u(t), u(b), c] = parent_sums[p, u(b), c] - sums[d, u(b), c]
-                if b < missing:
-                    present += sums[u(t), u(b), HESS]
-                    present_pos += counts[u(t), u(b), N_ROWS] - counts[u(t), u(b), N_ZERO]
-            prefix = 0.0
-            prefix_pos = 0
-            for b in range(offset[k], offset[k + 1]):
-                if counts[u(t), u(b), N_ROWS] == 0:
-                    continue
-                for side, side_pos in ((prefix, prefix_pos),
-                                       (present - prefix, present_pos - prefix_pos)):
-                    if side_pos > 0 and node_pos - side_pos > 0 and (
-                            abs(side - min_child_weight) <= band
-                            or abs(node_hess - side - min_child_weight) <= band):
-                        near[t] = True
-                prefix += sums[u(t), u(b), HESS]
-                prefix_pos += counts[u(t), u(b), N_ROWS] - counts[u(t), u(b), N_ZERO]
+        for b in range(offset[first], offset[last]):
+            for c in range(2):
+                counts[u(t), u(b), c] = parent_counts[p, u(b), c] - counts[d, u(b), c]
+            empty = counts[u(t), u(b), N_ROWS] == 0
+            for c in range(2):
+                difference = parent_sums[p, u(b), c] - sums[d, u(b), c]
+                sums[u(t), u(b), c] = 0.0 if empty else difference
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
-def _derive_slots(level_bins, siblings, min_child_weight, lanes):
-    """``_derive_share`` of every feature, in ``lanes`` contiguous shares of the features;
-    returns the derived slots to sum from their rows instead."""
+def _derive_slots(level_bins, siblings, lanes):
+    """``_derive_share`` of every feature, in ``lanes`` contiguous shares of the features."""
     k_count = level_bins.features.shape[0]
-    near = np.zeros(siblings.derived.shape[0], np.bool_)
     if lanes == 1:
         _derive_share(level_bins.sums, level_bins.counts, siblings, level_bins.offset,
-                      np.int64(0), k_count, min_child_weight, near)
-        return near
+                      np.int64(0), k_count)
+        return
     for lane in prange(lanes):
         share = np.int64(lane)
         _derive_share(level_bins.sums, level_bins.counts, siblings, level_bins.offset,
-                      share * k_count // lanes, (share + 1) * k_count // lanes,
-                      min_child_weight, near)
-    return near
+                      share * k_count // lanes, (share + 1) * k_count // lanes)
 
 
 @njit(cache=True)
-def accumulate(cols, gh, open_rows, features, n_threads, siblings, min_child_weight):
+def accumulate(cols, gh, open_rows, features, n_threads, siblings):
     """The ``LevelBins`` of the level's slots (``siblings``: which are summed, which
     derived, which have none) for the histogram ``features`` (ascending): every row of a
     summed slot (``open_rows``) added to its slot's bin of its code, in row order, then
-    the derived slots' bins as their parent's minus their sibling's, and the derived
-    slots too near ``min_child_weight`` (``_derive_share``) summed after all.  The bins
-    of a slot with none are left unwritten: nothing reads them."""
+    the derived slots' bins as their parent's minus their sibling's.  The bins of a slot
+    with none are left unwritten: nothing reads them."""
     m = siblings.summed.shape[0]
     k_count = features.shape[0]
     offset = np.zeros(k_count + 1, np.int64)
@@ -340,7 +311,8 @@ def accumulate(cols, gh, open_rows, features, n_threads, siblings, min_child_wei
         offset[k + 1] = offset[k] + cols.hist_start[j + 1] - cols.hist_start[j] + 1
     # a derived slot's bins are all written by _derive_share: only the summed are zeroed
     level_bins = LevelBins(np.empty((m, offset[k_count], 2)),
-                           np.empty((m, offset[k_count], 2), np.int32), features, offset, place)
+                           np.empty((m, offset[k_count], 2), np.int32), features, offset, place,
+                           siblings.derived.copy(), np.zeros(m, np.bool_))
     for t in range(m):
         if siblings.summed[t]:
             level_bins.sums[t] = 0.0
@@ -349,16 +321,28 @@ def accumulate(cols, gh, open_rows, features, n_threads, siblings, min_child_wei
         return level_bins
     lanes = lane_count(n_threads, k_count, open_rows.rows.shape[0] * k_count)
     _sum_slots(cols, gh, open_rows, siblings.summed, level_bins, lanes)
-    if not siblings.derived.any():
-        return level_bins
-    near = _derive_slots(level_bins, siblings, min_child_weight, lanes)
-    if near.any():
-        for t in range(m):
-            if near[t]:
-                level_bins.sums[t] = 0.0
-                level_bins.counts[t] = 0
-        _sum_slots(cols, gh, open_rows, near, level_bins, lanes)
+    if siblings.derived.any():
+        _derive_slots(level_bins, siblings, lanes)
     return level_bins
+
+
+@njit(cache=True)
+def resum_near(cols, gh, open_rows, level_bins, n_threads):
+    """Sum the bins of the slots ``level_bins.near`` marks from their rows, as a summed
+    slot's (no longer derived, no longer near): their scan met a hessian sum within
+    ``MIN_CHILD_BAND`` of ``min_child_weight``, where the subtraction's rounding could
+    decide the admissibility (module docstring).  The caller scans them again."""
+    near = level_bins.near.copy()
+    for t in range(near.shape[0]):
+        if near[t]:
+            level_bins.sums[t] = 0.0
+            level_bins.counts[t] = 0
+            level_bins.derived[t] = False
+            level_bins.near[t] = False
+    k_count = level_bins.features.shape[0]
+    lanes = lane_count(n_threads, k_count, open_rows.rows.shape[0] * k_count)
+    _sum_slots(cols, gh, open_rows, near, level_bins, lanes)
+    return near
 
 
 @njit(inline='always')
@@ -374,7 +358,8 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
     per feature, views of the batch's rows and the tuples' arrays cost numba's reference
     counting, 16 atomic increments and as many decrements a feature (gdb, a probe).
     """
-    sums, counts = level_bins.sums, level_bins.counts
+    sums, counts, derived, near = level_bins.sums, level_bins.counts, level_bins.derived, \
+        level_bins.near
     hist_values, hist_start, hist_index = cols.hist_values, cols.hist_start, cols.hist_index
     node_grad, node_hess, node_pos, node_rows = level.grad, level.hess, level.n_pos, level.n_rows
     node_score, tie = level.score, level.tie
@@ -389,15 +374,17 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
         base = level_bins.offset[level_bins.place[f]]
         forward = cols.forward[f]
         for s in range(node_grad.shape[0]):
-            best_gain[i, s] = -np.inf
-            best_feature[i, s] = -1
             if not allowed[i, s]:
                 continue
+            best_gain[i, s] = -np.inf
+            best_feature[i, s] = -1
             has_missing = counts[s, base + n_bins, N_ROWS] > 0
             # a side's H only grows along a pass (h >= 0), so once the other side's is
             # below min_child_weight no later candidate is admissible (the band: a
             # derived bin's H may be a few ulps below 0, far less than it)
-            stop_below = min_child_weight - MIN_CHILD_BAND * node_hess[s]
+            band = MIN_CHILD_BAND * node_hess[s]
+            stop_below = min_child_weight - band
+            check = derived[s]
             for direction in range(2):
                 ascending = direction == 0
                 if ascending and not forward:
@@ -419,8 +406,13 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
                     else:                                     # on the other
                         break
                     if n_rows > 0:
-                        if node_hess[s] - H < stop_below:
+                        other = node_hess[s] - H
+                        if other < stop_below:
                             break
+                        if check and n_pos > 0 and node_pos[s] - n_pos > 0 and (
+                                abs(H - min_child_weight) <= band
+                                or abs(other - min_child_weight) <= band):
+                            near[s] = True
                         gain = side_gain(G, H, n_pos, node_grad[s], node_hess[s], node_pos[s],
                                          node_score[s], params, score)
                         if gain > best_gain[i, s] + tie[s] and gain < np.inf:
