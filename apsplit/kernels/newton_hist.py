@@ -361,7 +361,7 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
     sums, counts, derived, near = level_bins.sums, level_bins.counts, level_bins.derived, \
         level_bins.near
     hist_values, hist_start, hist_index = cols.hist_values, cols.hist_start, cols.hist_index
-    node_grad, node_hess, node_pos, node_rows = level.grad, level.hess, level.n_pos, level.n_rows
+    node_grad, node_hess, node_pos = level.grad, level.hess, level.n_pos
     node_score, tie = level.score, level.tie
     best_gain, best_feature = batch.gain, batch.feature
     best_default, best_left, best_right = batch.default_left, batch.left_value, batch.right_value
