@@ -361,8 +361,8 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
     sums, counts, derived, near = level_bins.sums, level_bins.counts, level_bins.derived, \
         level_bins.near
     hist_values, hist_start, hist_index = cols.hist_values, cols.hist_start, cols.hist_index
-    node_grad, node_hess, node_pos = level.grad, level.hess, level.n_pos
-    node_score, tie = level.score, level.tie
+    node_grad, node_hess, node_pos, node_score, tie = (level.grad, level.hess, level.n_pos,
+                                                        level.score, level.tie)
     best_gain, best_feature = batch.gain, batch.feature
     best_default, best_left, best_right = batch.default_left, batch.left_value, batch.right_value
     min_child_weight = params.min_child_weight
@@ -376,13 +376,18 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
         for s in range(node_grad.shape[0]):
             if not allowed[i, s]:
                 continue
-            best_gain[i, s] = -np.inf
-            best_feature[i, s] = -1
+            # the slot's sums and best in locals: the loop's stores (a record) would
+            # otherwise make every candidate reload them from the arrays
+            grad_s, hess_s, pos_s, score_s, tie_s = (node_grad[s], node_hess[s], node_pos[s],
+                                                      node_score[s], tie[s])
+            gain_best, feature_best, default_best = -np.inf, -1, False
+            left_best, right_best = np.nan, np.nan
+            is_near = False
             has_missing = counts[s, base + n_bins, N_ROWS] > 0
             # a side's H only grows along a pass (h >= 0), so once the other side's is
             # below min_child_weight no later candidate is admissible (the band: a
             # derived bin's H may be a few ulps below 0, far less than it)
-            band = MIN_CHILD_BAND * node_hess[s]
+            band = MIN_CHILD_BAND * hess_s
             stop_below = min_child_weight - band
             check = derived[s]
             for direction in range(2):
@@ -406,21 +411,21 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
                     else:                                     # on the other
                         break
                     if n_rows > 0:
-                        other = node_hess[s] - H
+                        other = hess_s - H
                         if other < stop_below:
                             break
-                        if check and n_pos > 0 and node_pos[s] - n_pos > 0 and (
+                        if check and n_pos > 0 and pos_s - n_pos > 0 and (
                                 abs(H - min_child_weight) <= band
                                 or abs(other - min_child_weight) <= band):
-                            near[s] = True
-                        gain = side_gain(G, H, n_pos, node_grad[s], node_hess[s], node_pos[s],
-                                         node_score[s], params, score)
-                        if gain > best_gain[i, s] + tie[s] and gain < np.inf:
-                            best_gain[i, s] = gain
-                            best_feature[i, s] = f
-                            best_default[i, s] = not ascending
-                            best_left[i, s] = last if ascending else v
-                            best_right[i, s] = v if ascending else last
+                            is_near = True
+                        gain = side_gain(G, H, n_pos, grad_s, hess_s, pos_s, score_s, params,
+                                         score)
+                        if gain > gain_best + tie_s and gain < np.inf:
+                            gain_best = gain
+                            feature_best = f
+                            default_best = not ascending
+                            left_best = last if ascending else v
+                            right_best = v if ascending else last
                     if k == n_bins:
                         break
                     G += sums[s, base + b, GRAD]
@@ -430,6 +435,13 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
                     last = v
                 if ascending and not has_missing:
                     break  # no missing row: the backward pass would repeat the forward one
+            best_gain[i, s] = gain_best
+            best_feature[i, s] = feature_best
+            best_default[i, s] = default_best
+            best_left[i, s] = left_best
+            best_right[i, s] = right_best
+            if is_near:
+                near[s] = True
 
 
 @njit(inline='always')
