@@ -454,10 +454,13 @@ def column_order_gains(cols, gh, open_rows, level, best, params, score):
     > left_value, met in the column in descending (value, row); a forward one's, the
     rows of value <= left_value in ascending (value, row).  Each slot's rows in
     ``open_rows`` (``newton_moves.OpenRows``) are ascending, so a counting sort of each
-    such slot's rows by code gives that order: O(rows + bins of those slots).
+    such slot's rows by code gives that order, and the side is a range of it: O(rows +
+    bins of those slots).
     """
     m = level.grad.shape[0]
     by_slot, start = open_rows.rows, open_rows.start
+    count = np.empty(MAX_BINS + 2, np.int64)
+    ordered = np.empty(by_slot.shape[0], np.int64)  # a slot's rows by code, then row
     for s in range(m):
         f = best.feature[s]
         if f < 0 or cols.hist_index[f] < 0:
@@ -465,26 +468,24 @@ def column_order_gains(cols, gh, open_rows, level, best, params, score):
         j = cols.hist_index[f]
         values = cols.hist_values[cols.hist_start[j]:cols.hist_start[j + 1]]
         n_bins = values.shape[0]
-        backward = best.default_left[s]
-        count = np.zeros(n_bins + 2, np.int64)  # by code (the missing code last), + 1
+        count[:n_bins + 2] = 0  # by code (the missing code last), + 1
         for p in range(start[s], start[s + 1]):
             count[cols.hist_codes[by_slot[p], j] + 1] += 1
         for c in range(n_bins + 1):
             count[c + 1] += count[c]
-        ordered = np.empty(start[s + 1] - start[s], np.int64)  # by code, then row
+        # the rows of codes < c are ordered[:count[c]] once the rows are placed
+        cut = np.searchsorted(values, best.left_value[s], side="right")  # values <= left
+        below, present = count[cut], count[n_bins]
         for p in range(start[s], start[s + 1]):
             c = cols.hist_codes[by_slot[p], j]
             ordered[count[c]] = by_slot[p]
             count[c] += 1
-        n_present = count[n_bins - 1] if n_bins > 0 else 0  # count[c]: rows of codes <= c
         G = 0.0
         H = 0.0
         n_pos = 0
-        for i in range(n_present):
-            r = ordered[n_present - 1 - i] if backward else ordered[i]
-            v = values[cols.hist_codes[r, j]]
-            if (v <= best.left_value[s]) if backward else not v <= best.left_value[s]:
-                break
+        backward = best.default_left[s]
+        for i in range(present - below if backward else below):
+            r = ordered[present - 1 - i] if backward else ordered[i]
             h = gh[r, 1]
             G += gh[r, 0]
             H += h
