@@ -146,9 +146,16 @@ def chunk_end(cols, features, in_histograms, start, m):
 @njit(cache=True)
 def _sum_share(cols, gh, open_rows, chosen, level_bins, first, last):
     """Add the rows of every ``chosen`` slot (``newton_moves.OpenRows``), in order, to
-    the slot's bins of the features ``first:last`` of ``level_bins``."""
-    codes, rows, start = cols.hist_codes, open_rows.rows, open_rows.start
-    sums, counts, offset = level_bins.sums, level_bins.counts, level_bins.offset
+    the slot's bins of the features ``first:last`` of ``level_bins``.
+
+    The bins are read as one flat array each, (slot x bins of the level + bin) x 2 +
+    channel, every subscript unsigned: a 3-d subscript multiplies by the arrays' run-time
+    strides and tests signs, about half of a loop of a few instructions per entry."""
+    codes, rows, start, offset = cols.hist_codes, open_rows.rows, open_rows.start, \
+        level_bins.offset
+    sums = level_bins.sums.reshape(-1)
+    counts = level_bins.counts.reshape(-1)
+    n_level = offset[-1]
     columns = np.empty(last, np.int64)
     every = True
     for k in range(first, last):
@@ -157,20 +164,26 @@ def _sum_share(cols, gh, open_rows, chosen, level_bins, first, last):
     for s in range(chosen.shape[0]):
         if not chosen[s]:
             continue
+        slot = s * n_level
         for p in range(start[s], start[s + 1]):
             r = u(rows[p])
             g = gh[r, 0]
             h = gh[r, 1]
-            for k in range(first, last):
-                # every: the level's features are all the histogram ones, in order, so
-                # column k is k (one load less per entry: 2-5% of a fit, satimage)
-                b = u(offset[k] + codes[r, u(k if every else columns[k])])
-                sums[u(s), b, GRAD] += g
-                sums[u(s), b, HESS] += h
-                counts[u(s), b, N_ROWS] += 1
+            if every:  # column k is k: one load less per entry (2-5% of a fit, satimage)
+                for k in range(first, last):
+                    b = u(2 * (slot + offset[u(k)] + codes[r, u(k)]))
+                    sums[b] += g
+                    sums[b + u(HESS)] += h
+                    counts[b] += 1
+            else:
+                for k in range(first, last):
+                    b = u(2 * (slot + offset[u(k)] + codes[r, u(columns[u(k)])]))
+                    sums[b] += g
+                    sums[b + u(HESS)] += h
+                    counts[b] += 1
             if not h > 0.0:
                 for k in range(first, last):
-                    counts[u(s), u(offset[k] + codes[r, u(columns[k])]), N_ZERO] += 1
+                    counts[u(2 * (slot + offset[u(k)] + codes[r, u(columns[u(k)])]) + N_ZERO)] += 1
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
@@ -265,19 +278,25 @@ def _derive_share(sums, counts, siblings, offset, first, last):
     minus its sibling's, a bin of no row exactly zero (counts are exact; a bin's sums
     would otherwise keep the rounding of the parent's).  No branch per bin."""
     derived, parent = siblings.derived, siblings.parent
-    parent_sums, parent_counts = siblings.parent_sums, siblings.parent_counts
+    # flat bins (``_sum_share``): the parent's level has the same features, so the same
+    # bins per slot
+    sums, counts = sums.reshape(-1), counts.reshape(-1)
+    parent_sums = siblings.parent_sums.reshape(-1)
+    parent_counts = siblings.parent_counts.reshape(-1)
+    n_level = offset[-1]
     for t in range(derived.shape[0]):
         if not derived[t]:
             continue
-        p = u(parent[t])
-        d = u(t ^ 1)
-        for b in range(offset[first], offset[last]):
+        here = 2 * t * n_level
+        there = 2 * parent[t] * n_level
+        other = 2 * (t ^ 1) * n_level
+        for i in range(2 * offset[first], 2 * offset[last]):
+            counts[u(here + i)] = parent_counts[u(there + i)] - counts[u(other + i)]
+        for i in range(2 * offset[first], 2 * offset[last], 2):
+            empty = counts[u(here + i)] == 0
             for c in range(2):
-                counts[u(t), u(b), c] = parent_counts[p, u(b), c] - counts[d, u(b), c]
-            empty = counts[u(t), u(b), N_ROWS] == 0
-            for c in range(2):
-                difference = parent_sums[p, u(b), c] - sums[d, u(b), c]
-                sums[u(t), u(b), c] = 0.0 if empty else difference
+                difference = parent_sums[u(there + i + c)] - sums[u(other + i + c)]
+                sums[u(here + i + c)] = 0.0 if empty else difference
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
@@ -358,8 +377,9 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
     per feature, views of the batch's rows and the tuples' arrays cost numba's reference
     counting, 16 atomic increments and as many decrements a feature (gdb, a probe).
     """
-    sums, counts, derived, near = level_bins.sums, level_bins.counts, level_bins.derived, \
-        level_bins.near
+    # flat bins, (slot x bins of the level + bin) x 2 + channel (``_sum_share``)
+    sums, counts = level_bins.sums.reshape(-1), level_bins.counts.reshape(-1)
+    derived, near, n_level = level_bins.derived, level_bins.near, level_bins.offset[-1]
     hist_values, hist_start, hist_index = cols.hist_values, cols.hist_start, cols.hist_index
     node_grad, node_hess, node_pos, node_score, tie = (level.grad, level.hess, level.n_pos,
                                                         level.score, level.tie)
@@ -383,7 +403,8 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
             gain_best, feature_best, default_best = -np.inf, -1, False
             left_best, right_best = np.nan, np.nan
             is_near = False
-            has_missing = counts[s, base + n_bins, N_ROWS] > 0
+            at = 2 * (s * n_level + base)  # the slot's feature's first bin
+            has_missing = counts[u(at + 2 * n_bins)] > 0
             # a side's H only grows along a pass (h >= 0), so once the other side's is
             # below min_child_weight no later candidate is admissible (the band: a
             # derived bin's H may be a few ulps below 0, far less than it)
@@ -402,7 +423,8 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
                 for k in range(n_bins + 1):
                     if k < n_bins:
                         b = k if ascending else n_bins - 1 - k
-                        count = counts[s, base + b, N_ROWS]
+                        cell = u(at + 2 * b)
+                        count = counts[cell]
                         if count == 0:
                             continue
                         v = hist_values[start + b]
@@ -428,9 +450,9 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
                             right_best = v if ascending else last
                     if k == n_bins:
                         break
-                    G += sums[s, base + b, GRAD]
-                    H += sums[s, base + b, HESS]
-                    n_pos += np.int64(count - counts[s, base + b, N_ZERO])
+                    G += sums[cell]
+                    H += sums[cell + u(HESS)]
+                    n_pos += np.int64(count - counts[cell + u(N_ZERO)])
                     n_rows += np.int64(count)
                     last = v
                 if ascending and not has_missing:
