@@ -91,6 +91,7 @@ from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _s
                               reset_best, slots_allowed)
 from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Rows, make_best, make_level,
                            newton_score, newton_weight)
+from .unsigned import u
 
 LEAF = -1
 
@@ -217,7 +218,7 @@ def level_stats(rows, active, m, params, score):
         s = position[active[p]]
         G, H, A, pos, count = grad[s], hess[s], abs_grad[s], n_pos[s], n_rows[s]
         while p < active.shape[0] and position[active[p]] == s:
-            r = active[p]
+            r = u(active[p])  # unsigned: no sign tests
             g = gh[r, 0]
             h = gh[r, 1]
             G += g
@@ -280,10 +281,10 @@ def compact_columns(cols, position, features, private):
         if j < features.shape[0] and features[j] == f:
             j += 1
             for e in range(cols.indptr[f], cols.indptr[f + 1]):
-                r = col_rows[e]
-                out_rows[k] = r
-                out_values[k] = col_values[e]
-                k += position[r] >= 0
+                r = col_rows[u(e)]  # unsigned subscripts: no sign tests
+                out_rows[u(k)] = r
+                out_values[u(k)] = col_values[u(e)]
+                k += position[u(r)] >= 0
         indptr[f + 1] = k
     return Columns(indptr, out_rows, out_values, cols.forward, cols.categorical, cols.hist_index,
                    cols.hist_codes, cols.hist_start, cols.hist_values, cols.indicator_index,

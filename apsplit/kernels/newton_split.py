@@ -88,6 +88,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .unsigned import u
+
 KRT_EPS = 1e-6       # XGBoost's kRtEps: a split must gain more than this
 TIE_WINDOW = 1e-10   # relative tie window of the gains (see the module docstring)
 
@@ -311,10 +313,13 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
     tie, best_gain, best_feature = level.tie, best.gain, best.feature
     best_default, best_left, best_right = best.default_left, best.left_value, best.right_value
     for i in range(hi - lo):
-        e = lo + i if forward else hi - 1 - i
-        r = col_rows[e]
-        s = position[r]
-        if s < 0 or not visit[s]:
+        e = u(lo + i if forward else hi - 1 - i)  # unsigned subscripts: no sign tests
+        r = u(col_rows[e])
+        signed_slot = position[r]
+        if signed_slot < 0:
+            continue
+        s = u(signed_slot)
+        if not visit[s]:
             continue
         v = col_values[e]
         if run_rows[s] > 0 and v != last[s]:
@@ -347,9 +352,12 @@ def _one_value_pass(cols, rows, f, forward, run):
     run_grad, run_hess, run_pos, run_rows = run.grad, run.hess, run.n_pos, run.n_rows
     visit = run.visit
     for i in range(hi - lo):
-        r = col_rows[lo + i if forward else hi - 1 - i]
-        s = position[r]
-        if s < 0 or not visit[s]:
+        r = u(col_rows[u(lo + i if forward else hi - 1 - i)])  # unsigned: no sign tests
+        signed_slot = position[r]
+        if signed_slot < 0:
+            continue
+        s = u(signed_slot)
+        if not visit[s]:
             continue
         h = gh[r, 1]
         run_grad[s] += gh[r, 0]
@@ -372,8 +380,8 @@ def _single_pass(cols, rows, f, forward, level, run, best, params, score):
     node_score, tie = level.score[0], level.tie[0]
     G, H, n_pos, n_rows, last = run.grad[0], run.hess[0], run.n_pos[0], run.n_rows[0], run.last[0]
     for i in range(hi - lo):
-        e = lo + i if forward else hi - 1 - i
-        r = col_rows[e]
+        e = u(lo + i if forward else hi - 1 - i)  # unsigned subscripts: no sign tests
+        r = u(col_rows[e])
         if position[r] < 0:
             continue
         v = col_values[e]
