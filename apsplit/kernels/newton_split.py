@@ -196,7 +196,9 @@ def soft_threshold(G, alpha):
     return 0.0
 
 
-@njit(cache=True)
+# error_model="numpy": no division-by-zero test and raise per call (H > 0 and lambda >= 0
+# here, so H + lambda > 0; NaN divides to NaN either way), a branch in the scans' loops
+@njit(cache=True, error_model="numpy")
 def newton_weight(G, H, params):
     """w(G, H) = -T(G) / (H + lambda), clipped by max_delta_step; 0 when H <= 0."""
     if H <= 0.0:
@@ -207,7 +209,7 @@ def newton_weight(G, H, params):
     return w
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def newton_score(G, H, params):
     """s(G, H): T(G)^2 / (H + lambda), or the loss reduction at the clipped weight."""
     if H <= 0.0:
