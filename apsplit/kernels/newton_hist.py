@@ -491,15 +491,16 @@ def column_order_gains(cols, gh, open_rows, level, best, params, score):
         values = cols.hist_values[cols.hist_start[j]:cols.hist_start[j + 1]]
         n_bins = values.shape[0]
         count[:n_bins + 2] = 0  # by code (the missing code last), + 1
+        codes = cols.hist_codes
         for p in range(start[s], start[s + 1]):
-            count[cols.hist_codes[by_slot[p], j] + 1] += 1
+            count[codes[u(by_slot[p]), u(j)] + 1] += 1
         for c in range(n_bins + 1):
             count[c + 1] += count[c]
         # the rows of codes < c are ordered[:count[c]] once the rows are placed
         cut = np.searchsorted(values, best.left_value[s], side="right")  # values <= left
         below, present = count[cut], count[n_bins]
         for p in range(start[s], start[s + 1]):
-            c = cols.hist_codes[by_slot[p], j]
+            c = codes[u(by_slot[p]), u(j)]
             ordered[count[c]] = by_slot[p]
             count[c] += 1
         G = 0.0
@@ -507,7 +508,7 @@ def column_order_gains(cols, gh, open_rows, level, best, params, score):
         n_pos = 0
         backward = best.default_left[s]
         for i in range(present - below if backward else below):
-            r = ordered[present - 1 - i] if backward else ordered[i]
+            r = u(ordered[present - 1 - i] if backward else ordered[i])
             h = gh[r, 1]
             G += gh[r, 0]
             H += h

@@ -53,6 +53,7 @@ import numpy as np
 from numba import njit
 
 from .newton_split import _record, split_gain
+from .unsigned import u
 
 
 class IndicatorSums(NamedTuple):
@@ -99,15 +100,15 @@ def level_sums(cols, gh, position, active, level_rows, parent, child_slot, wante
     grad, hess, n_pos, n_rows = sums.grad, sums.hess, sums.n_pos, sums.n_rows
     indptr, features = cols.indicator_indptr, cols.indicator_entries
     for p in range(active.shape[0] - 1, -1, -1):  # descending rows: the backward pass's order
-        r = active[p]
-        s = position[r]
+        r = u(active[p])  # unsigned subscripts: no sign tests
+        s = u(position[r])  # an active row's slot, >= 0
         if not summed[s]:
             continue
         g = gh[r, 0]
         h = gh[r, 1]
         positive = h > 0.0
         for e in range(indptr[r], indptr[r + 1]):
-            j = features[e]
+            j = u(features[u(e)])
             grad[s, j] += g
             hess[s, j] += h
             n_pos[s, j] += positive
