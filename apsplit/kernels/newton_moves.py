@@ -67,13 +67,13 @@ def regroup(open_rows, position, moved, child_slot):
     for s in range(m):
         left = child_slot[s]
         for p in range(start[s], start[s + 1]):
-            r = rows[p]
+            r = u(rows[u(p)])
             position[r] = moved[r]
         if left < 0:
             continue
         for child in (left, left + 1):
             for p in range(start[s], start[s + 1]):
-                r = rows[p]
+                r = rows[u(p)]
                 out[u(q)] = r
                 q += moved[u(r)] == child
             out_start[child + 1] = q
@@ -98,22 +98,22 @@ def _move_row_range(first, stop, open_rows, tree, cols, moved, child_slot, slot_
         node = slot_node[s]
         if child_slot[s] < 0:
             for q in range(p, end):
-                moved[rows[q]] = -1
-                row_leaf[rows[q]] = node
+                moved[u(rows[u(q)])] = -1
+                row_leaf[u(rows[u(q)])] = node
         else:
             default = child_slot[s] + (0 if default_left[node] else 1)
             j = hist_index[split_feature[node]]
             if j < 0:  # a column feature: pass 2 moves the present values
                 for q in range(p, end):
-                    moved[rows[q]] = default
+                    moved[u(rows[u(q)])] = default
             else:
                 values = hist_values[hist_start[j]:hist_start[j + 1]]
                 n_present = values.shape[0]
                 at_most = np.searchsorted(values, threshold[node], side="right")
                 left = child_slot[s]
                 for q in range(p, end):
-                    r = rows[q]
-                    code = np.int64(codes[r, j])
+                    r = u(rows[u(q)])
+                    code = np.int64(codes[r, u(j)])
                     moved[r] = default if code >= n_present else left + (code >= at_most)
         p = end
         s += 1
@@ -135,9 +135,12 @@ def _move_entry_range(first, stop, split_columns, offsets, tree, cols, position,
         end = min(stop, offsets[i + 1])
         base = indptr[k] - offsets[i]
         for e in range(g + base, end + base):
-            r = col_rows[e]
-            s = position[r]
-            if s < 0 or child_slot[s] < 0:
+            r = u(col_rows[u(e)])  # unsigned subscripts: no sign tests
+            signed_slot = position[r]
+            if signed_slot < 0:
+                continue
+            s = u(signed_slot)
+            if child_slot[s] < 0:
                 continue
             node = slot_node[s]
             if split_feature[node] != k:
