@@ -316,6 +316,22 @@ def test_a_derived_slot_far_from_min_child_weight_keeps_its_bins():
     assert not probe.near.any()
 
 
+def test_derived_slots_near_min_child_weight_are_rescanned_into_the_column_scans_tree():
+    """Hessians of 1/4 and min_child_weight 1: sides of exactly min_child_weight at
+    every level, in derived slots too, which the scan flags; their rescan (the other
+    slots' bests kept) grows the column scan's tree, array for array."""
+    rng = np.random.default_rng(11)
+    n = 96
+    X = rng.integers(0, 12, (n, 3)).astype(float)
+    g = rng.integers(-8, 9, n) / 8.0
+    h = np.full(n, 0.25)
+    p = NewtonParams(max_depth=4, min_child_weight=1.0)
+    trees = [grow_newton_tree(NewtonData(X, histogram_density=d), g, h, p)
+             for d in (0.0, None)]
+    assert trees[0].node_count > 7
+    assert_same_arrays(*trees)
+
+
 @pytest.mark.parametrize("wanted", [[True, False, False, False], [False, True, False, False],
                                     [False, False, True, True]])
 def test_only_the_wanted_slots_and_the_siblings_they_derive_from_get_bins(wanted):
