@@ -211,13 +211,10 @@ class Siblings(NamedTuple):
     summed: np.ndarray         # (m,) bool
     derived: np.ndarray        # (m,) bool
     parent: np.ndarray         # (m,) the parent's slot in the parent's arrays
-    # the previous level's LevelBins' two arrays, the same features, and the level's two
-    # arrays the check needs, not the tuples: numba's parallel lowering refuses a tuple
-    # nested in a tuple passed into a prange
+    # the previous level's LevelBins' two arrays (the same features), not the tuple:
+    # numba's parallel lowering refuses a tuple nested in a tuple passed into a prange
     parent_sums: np.ndarray    # the previous level's ``LevelBins.sums``
     parent_counts: np.ndarray  # and ``LevelBins.counts``
-    hess: np.ndarray         # (m,) the slot's H (``Level.hess``)
-    n_pos: np.ndarray        # (m,) its rows of h > 0 (``Level.n_pos``)
 
 
 @njit(cache=True)
@@ -226,7 +223,7 @@ def summed_where(wanted):
     m = wanted.shape[0]
     none = no_bins()
     return Siblings(wanted.copy(), np.zeros(m, np.bool_), np.zeros(m, np.int64), none.sums,
-                    none.counts, np.zeros(m), np.zeros(m, np.int64))
+                    none.counts)
 
 
 @njit(cache=True)
@@ -268,8 +265,7 @@ def pair_siblings(parent_bins, child_slot, parent_level, level, reg_lambda, want
             derived[t] = True
             summed[t] = False
             summed[t ^ 1] = True
-    return Siblings(summed, derived, parent, parent_bins.sums, parent_bins.counts, level.hess,
-                    level.n_pos)
+    return Siblings(summed, derived, parent, parent_bins.sums, parent_bins.counts)
 
 
 @njit(cache=True)

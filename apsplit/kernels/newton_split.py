@@ -309,8 +309,8 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
         return
     col_rows, col_values = cols.rows, cols.values
     gh, position = rows.gh, rows.position
-    run_grad, run_hess, run_pos, run_rows, last = run.grad, run.hess, run.n_pos, run.n_rows, run.last
-    visit = run.visit
+    run_grad, run_hess, run_pos, run_rows = run.grad, run.hess, run.n_pos, run.n_rows
+    last, visit = run.last, run.visit
     node_grad, node_hess, node_pos, node_score = level.grad, level.hess, level.n_pos, level.score
     tie, best_gain, best_feature = level.tie, best.gain, best.feature
     best_default, best_left, best_right = best.default_left, best.left_value, best.right_value
