@@ -364,9 +364,13 @@ def resum_near(cols, gh, open_rows, level_bins, n_threads):
 def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, params, score):
     """Every candidate split of the histogram features ``features[i]``, i = first,
     first + step, ..., in every open slot that may split on it (``allowed[i, s]``), kept
-    in row i of ``batch`` (``newton_parallel.Batch``, reset first):
+    in row i of ``batch`` (``newton_parallel.Batch``; the slots not allowed keep what
+    the row holds, so a rescan of some slots leaves the others' bests):
     ``newton_split.scan_feature``'s candidates in its order (module docstring), read
-    from the slot's bins.
+    from the slot's bins.  A pass stops once no later candidate can be admissible, and a
+    derived slot where a compared hessian sum lies within the band of
+    ``min_child_weight`` is flagged in ``level_bins.near`` (every lane writes True only:
+    the same for any thread count; module docstring).
 
     The record of a candidate is ``newton_split._record`` written out on the arrays,
     taken out of the tuples once for all the features (as ``newton_split._pass`` does):
