@@ -21,6 +21,7 @@ import sys
 
 import numpy as np
 
+from ..optional import install_command, installed
 from .metrics import MAXIMIZE
 
 __all__ = ["TrainingCallback", "CallbackContainer", "EarlyStopping", "EvaluationMonitor",
@@ -46,11 +47,8 @@ class TrainingCallback:
 def _is_callback(cb):
     if isinstance(cb, TrainingCallback):
         return True
-    try:
-        import xgboost.callback
-    except ImportError:
-        return False
-    return isinstance(cb, xgboost.callback.TrainingCallback)
+    xgboost_callback = installed("xgboost.callback")  # without xgboost, none of its callbacks
+    return xgboost_callback is not None and isinstance(cb, xgboost_callback.TrainingCallback)
 
 
 class CallbackContainer:
@@ -209,13 +207,12 @@ class ProgressBar(TrainingCallback):
         self._done = 0
 
     def before_training(self, model):
-        try:
-            from tqdm.auto import tqdm
-        except ImportError:
-            print("(a line per round: for tqdm's bar, pip install \"apsplit[bench]\")",
+        tqdm = installed("tqdm.auto")
+        if tqdm is None:
+            print(f"(a line per round: for tqdm's bar, {install_command('tqdm')})",
                   file=self.stream or sys.stderr)
         else:
-            self._bar = tqdm(total=self.total, unit="round", file=self.stream)
+            self._bar = tqdm.tqdm(total=self.total, unit="round", file=self.stream)
         self._done = 0
         return model
 

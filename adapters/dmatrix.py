@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..newton import NewtonData, check_codes
+from ..optional import require
 
 __all__ = ["DMatrix", "as_dmatrix"]
 
@@ -34,12 +35,7 @@ def _is_dataframe(X):
 def pandas_module():
     """pandas, for a DataFrame's dtypes; an ImportError naming the extra if it is missing
     (another library's DataFrame, pandas not installed)."""
-    try:
-        import pandas
-    except ImportError:
-        raise ImportError('reading a DataFrame needs pandas, which is not installed: '
-                          'pip install "apsplit[pandas]"') from None
-    return pandas
+    return require("pandas", "reading a DataFrame")
 
 
 _NUMERIC_TYPES = ("q", "float", "int", "i")

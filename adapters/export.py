@@ -96,6 +96,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..newton import NewtonTree
+from ..optional import require
 from ..tree import node_impurity
 from .objectives import get_objective
 
@@ -108,18 +109,6 @@ _ROOT_PARENT = 2147483647  # XGBoost's parent of the root
 _XGB_VERSION = [3, 2, 0]   # the JSON schema written (XGBoost 3's: vector base_score)
 _LGB_OBJECTIVE = {"reg:squarederror": "regression", "reg:logistic": "cross_entropy",
                   "binary:logistic": "binary sigmoid:1", "binary:logitraw": None}
-
-
-def _require(name):
-    try:
-        if name == "xgboost":
-            import xgboost as module
-        else:
-            import lightgbm as module
-    except ImportError as exc:
-        raise ImportError(f"exporting to {name} needs the {name} package: pip install "
-                          f"\"apsplit[{name}]\" ({exc})") from None
-    return module
 
 
 def _trees(booster):
@@ -335,7 +324,7 @@ def xgboost_json(booster):
 
 def to_xgboost(booster):
     """An ``xgboost.Booster`` loaded from the JSON written by ``xgboost_json``."""
-    xgb = _require("xgboost")
+    xgb = require("xgboost", "exporting to XGBoost")
     raw = bytearray(json.dumps(xgboost_json(booster)).encode())
     return xgb.Booster(model_file=raw)
 
@@ -465,7 +454,7 @@ def lightgbm_text(booster):
 
 def to_lightgbm(booster):
     """A ``lightgbm.Booster`` loaded from the text written by ``lightgbm_text``."""
-    lgb = _require("lightgbm")
+    lgb = require("lightgbm", "exporting to LightGBM")
     return lgb.Booster(model_str=lightgbm_text(booster))
 
 

@@ -99,6 +99,7 @@ import os
 import numpy as np
 
 from ..newton import LEAF, NewtonTree, invalid_codes
+from ..optional import install_command, installed
 from .objectives import get_objective
 
 __all__ = ["from_xgboost", "from_lightgbm", "load_model", "xgboost_document", "lightgbm_string"]
@@ -141,12 +142,11 @@ def xgboost_document(source):
         return json.loads(text)
     except ValueError as exc:
         error = exc
-    try:  # XGBoost's binary UBJSON (which also starts with "{")
-        import xgboost
-    except ImportError:
+    xgboost = installed("xgboost")  # XGBoost's binary UBJSON (which also starts with "{")
+    if xgboost is None:
         raise ValueError(f"not an XGBoost JSON model ({error}); a binary (UBJSON) model "
-                         f"needs the xgboost package to be read: pip install "
-                         f"\"apsplit[xgboost]\"") from None
+                         f"needs the xgboost package to be read: "
+                         f"{install_command('xgboost')}")
     try:
         bst = xgboost.Booster(model_file=os.fspath(source) if _is_path(source)
                               else bytearray(text))

@@ -124,8 +124,8 @@ def test_sparse_inputs_and_missing_libraries(monkeypatch):
     y = (np.asarray(X[:, 0].todense()).ravel() + rng.random(200) > 0.8).astype(np.int64)
     data = {"X": X, "y": y, "X_test": X[:50], "y_test": y[:50], "classes": np.array([0, 1]),
             "test_source": "rows 0-49"}
-    real = stock.installed_library
-    monkeypatch.setattr(stock, "installed_library",
+    real = stock.installed
+    monkeypatch.setattr(stock, "installed",
                         lambda m: None if m == "lightgbm" else real(m))
     d = stock.run_dataset("toy", data, rounds=2, depth=2, criterion="entropy", methods=["adaptive"],
                           repeats=1, threads=1)

@@ -48,8 +48,9 @@ from sklearn.model_selection import train_test_split
 
 from .. import __version__
 from ..adapters import DMatrix, train
+from ..optional import installed
 from .loaders import BUNDLED, FORMATS, load_file
-from .report import installed_library, not_installed, text_table, write_json
+from .report import not_installed, text_table, write_json
 from .stock import _subset, load_split
 
 __all__ = ["DEFAULT_DATASETS", "DEFAULTS", "run", "run_dataset", "format_table", "add_arguments",
@@ -156,7 +157,7 @@ def _models(n_classes, rounds, depth, eta, lam, threads, unavailable, clients=()
             return (lambda Z: bst.predict(DMatrix(Z), output_margin=True),
                     lambda Z: _proba2(bst.predict(DMatrix(Z))), seen)
         models.append((f"apsplit {label}", "apsplit", fit))
-    xgb = installed_library("xgboost")
+    xgb = installed("xgboost")
     if xgb is None:
         unavailable["xgboost"] = not_installed("xgboost")
     else:
@@ -180,7 +181,7 @@ def _models(n_classes, rounds, depth, eta, lam, threads, unavailable, clients=()
                 return (lambda Z: bst.predict(xgb.DMatrix(Z), output_margin=True),
                         lambda Z: _proba2(bst.predict(xgb.DMatrix(Z))), {})
             models.append((f"XGBoost {tree_method} {label}", "xgboost", fit))
-    lgb = installed_library("lightgbm")
+    lgb = installed("lightgbm")
     if lgb is None:
         unavailable["lightgbm"] = not_installed("lightgbm")
     else:

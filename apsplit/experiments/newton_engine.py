@@ -34,6 +34,7 @@ from apsplit.experiments.loaders import load_satimage
 from apsplit.kernels.newton_split import (Rows, _pass, make_best, make_running, newton_score,
                                           soft_threshold)
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_tree
+from apsplit.optional import install_command, installed
 
 COPY = "newton_copy"
 
@@ -203,10 +204,9 @@ def user_criteria(repeats, n_rows, cache=False):
 
 
 def against_xgboost(repeats, n_rows):
-    try:
-        import xgboost as xgb
-    except ImportError:
-        print('3. skipped: xgboost is not installed (pip install "apsplit[xgboost]")')
+    xgb = installed("xgboost")
+    if xgb is None:
+        print(f"3. skipped: xgboost is not installed ({install_command('xgboost')})")
         return
     print("3. one depth-6 tree, same gradients, one thread:")
     for name, X, y in _datasets(n_rows):

@@ -46,9 +46,9 @@ from ..kernels import coarse as cs
 from ..kernels.refine import new_refined, refine_survivors, survivors_of
 from ..kernels.search import TOL, run_exhaustive
 from ..kernels.stats import class_totals, sorted_rows
+from ..optional import installed
 from ..tree import grow_from_problem
-from .report import (figure_class, installed_library, not_installed, publish, text_table,
-                     timed)
+from .report import figure_class, not_installed, publish, text_table, timed
 
 __all__ = ["round_roots", "last_round_root", "tree_nodes", "run", "format_table", "plot",
            "report"]
@@ -87,7 +87,7 @@ def _lightgbm_ms(X, y, rounds, depth, threads):
     """LightGBM's ms per tree, its data binned beforehand (as apsplit's Dataset is): on
     ``threads`` threads, ``rounds`` rounds of depth-``depth`` trees (one per class with
     more than two classes); None if it is not installed."""
-    lightgbm = installed_library("lightgbm")
+    lightgbm = installed("lightgbm")
     if lightgbm is None:  # the table says which extra installs it
         return None
     n_classes = int(np.max(y)) + 1

@@ -2,7 +2,6 @@
 and argparse helpers."""
 
 import argparse
-import importlib
 import json
 import math
 import statistics
@@ -10,8 +9,10 @@ import sys
 import time
 from pathlib import Path
 
+from ..optional import comes_with, install_command, installed, require
+
 __all__ = ["timed", "text_table", "write_json", "publish", "progress_bar", "figure_class",
-           "require_plotting", "panel_grid", "count", "add_output_arguments", "BENCH_EXTRA"]
+           "require_plotting", "panel_grid", "count", "add_output_arguments"]
 
 
 def timed(call, repeats, statistic=statistics.median):
@@ -40,10 +41,6 @@ def write_json(result, path):
     path.write_text(json.dumps(result, indent=2) + "\n")
 
 
-BENCH_EXTRA = ("apsplit's 'bench' extra: pip install \"apsplit[bench]\" "
-               "(from a checkout: pip install \".[bench]\")")
-
-
 def progress_bar(enabled, **options):
     """A tqdm progress bar built with ``options`` when ``enabled``, else None.
 
@@ -52,43 +49,26 @@ def progress_bar(enabled, **options):
     """
     if not enabled:
         return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        print(f"no progress bar: tqdm is not installed; it comes with {BENCH_EXTRA}", file=sys.stderr)
+    tqdm = installed("tqdm.auto")
+    if tqdm is None:
+        print(f"no progress bar: tqdm is not installed; {comes_with('tqdm')}", file=sys.stderr)
         return None
-    return tqdm(**options)
-
-
-def installed_library(name):
-    """The installed module ``name`` (a library a benchmark compares with: xgboost,
-    lightgbm), or None: a table then names the extra that installs it."""
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
+    return tqdm.tqdm(**options)
 
 
 def not_installed(name):
     """What a table says of library ``name`` when it is missing: the extra to install."""
-    return f'not installed: pip install "apsplit[{name}]"'
+    return f"not installed: {install_command(name)}"
 
 
 def optional_library(name):
-    """``installed_library(name)``, or an ImportError naming the extra that installs it."""
-    module = installed_library(name)
-    if module is None:
-        raise ImportError(f"this benchmark runs {name}, which is {not_installed(name)}")
-    return module
+    """The library ``name`` a benchmark runs, or an ImportError naming its extra."""
+    return require(name, "this benchmark")
 
 
 def figure_class():
     """matplotlib's Figure (rendered by Agg on save); a clear error if matplotlib is missing."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise ImportError(f"plotting needs matplotlib, which comes with {BENCH_EXTRA}") from None
-    return Figure
+    return require("matplotlib.figure", "plotting").Figure
 
 
 def require_plotting(parser):

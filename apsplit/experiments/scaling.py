@@ -75,10 +75,11 @@ from .. import __version__
 from ..adapters.sklearn import APBoostClassifier
 from ..dataset import Dataset
 from ..finders import available_finders
+from ..optional import installed
 from .loaders import BUNDLED, FORMATS, load_bundled, load_file
 from .paper import list_type, parse_list
-from .report import (add_output_arguments, count, installed_library, not_installed,
-                     panel_grid, publish, require_plotting, text_table)
+from .report import (add_output_arguments, count, not_installed, panel_grid, publish,
+                     require_plotting, text_table)
 from .stock import WARMUP_ROUNDS, _adaboost
 
 __all__ = ["DEFAULTS", "QUICK", "LABELS", "LAYOUTS", "row_pool", "run", "run_dataset",
@@ -181,7 +182,7 @@ def _models(methods, trees, depth, unavailable):
         models.append({"model": f"apsplit {method}", "library": "apsplit", "numba": True,
                        "thread_parameter": "n_jobs" if threaded else None,
                        "estimator": apsplit, "sklearn_input": False})
-    lightgbm, xgboost = installed_library("lightgbm"), installed_library("xgboost")
+    lightgbm, xgboost = installed("lightgbm"), installed("xgboost")
     if lightgbm is None:
         unavailable["LightGBM"] = not_installed("lightgbm")
     else:
@@ -380,7 +381,7 @@ def _load(source, labels):
 
 
 def _settings(**given):
-    versions = {m: getattr(installed_library(m), "__version__", None)
+    versions = {m: getattr(installed(m), "__version__", None)
                 for m in ("numba", "sklearn", "xgboost", "lightgbm")}
     return {**given, "date": datetime.date.today().isoformat(), "cpu_count": os.cpu_count(),
             "apsplit": __version__, "numpy": np.__version__, **versions,

@@ -67,11 +67,12 @@ from .. import __version__
 from ..adapters.sklearn import APBoostClassifier, APTreeClassifier
 from ..dataset import Dataset
 from ..finders import available_finders
+from ..optional import installed
 from .loaders import BUNDLED, load_bundled
 from .nodes import selected_datasets
 from .paper import parse_list
-from .report import (add_output_arguments, count, installed_library, not_installed,
-                     panel_grid, require_plotting, text_table, timed, write_json)
+from .report import (add_output_arguments, count, not_installed, panel_grid,
+                     require_plotting, text_table, timed, write_json)
 
 __all__ = ["DEFAULT_DATASETS", "DEFAULTS", "QUICK_ROUNDS", "QUICK_ROWS", "CRITERIA",
            "load_split", "run", "run_dataset", "format_table", "plot", "add_arguments", "report"]
@@ -170,7 +171,7 @@ def _models(sparse, rounds, depth, criterion, methods, threads, unavailable):
                        "estimator": APBoostClassifier(boosting="adaboost", n_estimators=rounds,
                                                       max_depth=depth, criterion=criterion,
                                                       method=method, n_jobs=threads)})
-    xgboost, lightgbm = installed_library("xgboost"), installed_library("lightgbm")
+    xgboost, lightgbm = installed("xgboost"), installed("lightgbm")
     if xgboost is None:
         unavailable["xgboost"] = not_installed("xgboost")
     else:
@@ -303,7 +304,7 @@ def run(datasets=DEFAULT_DATASETS, *, rounds=None, depth=DEFAULTS["depth"],
                          f"got {rounds}, {depth}, {repeats}, {threads}")
     if not 0 <= holdout < 1:
         raise ValueError(f"holdout must be in [0, 1), got {holdout}")
-    versions = {m: getattr(installed_library(m), "__version__", None)
+    versions = {m: getattr(installed(m), "__version__", None)
                 for m in ("xgboost", "lightgbm")}
     settings = {"datasets": list(datasets), "rounds": rounds, "depth": int(depth),
                 "criterion": criterion, "methods": methods, "repeats": int(repeats),
