@@ -187,11 +187,11 @@ def test_the_parallel_loops_are_parallel():
 
 
 def test_batch_rows_keep_a_cache_line_apart():
-    """Two threads summing neighbouring features never write one cache line: each row's
-    slots end at least a line (64 bytes) before the next row begins."""
+    """Two threads recording neighbouring features' bests never write one cache line: each
+    row's slots end at least a line (64 bytes) before the next row begins."""
     for m in range(1, 40):
         batch = newton_parallel.new_batch(3, m)
-        stride = batch.run_grad.strides[0] // 8
+        stride = batch.gain.strides[0] // 8
         assert stride - m >= newton_parallel.LINE and stride % newton_parallel.LINE == 0
-        running = newton_parallel.feature_running(batch, 1, m)
-        assert running.grad.shape == (m,) and running.visit.shape == (m,)
+        best = newton_parallel.feature_best(batch, 1, m)
+        assert best.gain.shape == (m,) and best.feature.shape == (m,)

@@ -90,7 +90,7 @@ from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _s
                               batch_end, merge_best, merge_row, merge_slot, new_batch,
                               reset_best, slots_allowed)
 from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Rows, make_best, make_level,
-                           newton_score, newton_weight)
+                           may_exceed_of, newton_score, newton_weight)
 from .unsigned import u
 
 LEAF = -1
@@ -576,7 +576,7 @@ def specialise(score, weight, name, cache=False):
     """
     if cache:
         name = f"{name}_{_SPLIT_SOURCE_TAG}"
-    names = {"score": score, "weight": weight}
+    names = {"score": score, "weight": weight, "may_exceed": may_exceed_of(score)}
     names["scan_lane"] = bind_globals(_scan_lane, f"scan_lane_{name}", cache, names)
     names["scan_batch"] = bind_globals(_scan_batch, f"scan_batch_{name}", cache, names,
                                        parallel=True)

@@ -31,14 +31,15 @@ entries, twice for a forward pass, plus the level's slots), each to the
 thread with the least cost so far (longest processing time first: within 4/3
 of the best balance).  A static split of the feature range would not do:
 sparse columns differ in length by orders of magnitude.  A batch holds at
-most ``BATCH_SLOTS`` (feature, slot) pairs, so its scratch stays within a few MB.
+most ``BATCH_SLOTS`` (feature, slot) pairs, so its bests stay within a few MB.
 
 Rows apart (``row_stride``): a feature's row of a batch ends at least a cache line
-before the next feature's begins, so two threads summing their features never write
-the same line.  Rows of m values side by side put several features in one line when m
-is small, and every entry's write then invalidated the other thread's copy: two threads
-took 1.2-2.2x one thread's time on 56,000 higgs rows (measured,
-``python -m benchmarks.threads --datasets higgs7k --size 56000``).
+before the next feature's begins, so two threads recording their features' bests never
+write the same line.  When the rows also held the running sums, rows of m values side
+by side put several features in one line when m was small, and every entry's write
+invalidated the other thread's copy: two threads took 1.2-2.2x one thread's time on
+56,000 higgs rows (measured, ``python -m benchmarks.threads --datasets higgs7k --size
+56000``).  A column scan's scratch (``newton_split.Running``) is now the lane's own.
 """
 
 from typing import NamedTuple
@@ -48,31 +49,25 @@ from numba import njit, prange
 
 from .lanes import deal, lane_count
 from .newton_hist import scan_bins
-from .newton_split import Best, Running, scan_feature
+from .newton_split import Best, make_running, scan_feature
 
-BATCH_SLOTS = 2 ** 16  # (feature, slot) pairs of a batch: its Best and Running rows
+BATCH_SLOTS = 2 ** 16  # (feature, slot) pairs of a batch: its Best rows
 LINE = 8               # 8-byte values in a 64-byte cache line
 
-# The criterion's child score (of the lanes) and its lane scanners (of the batches): free
-# names, bound per criterion by ``newton_grow.specialise`` (placeholders here).
-score = scan_lane = scan_bins_lane = None
+# The criterion's child score and cheap test (of the lanes) and its lane scanners (of the
+# batches): free names, bound per criterion by ``newton_grow.specialise`` (placeholders here).
+score = may_exceed = scan_lane = scan_bins_lane = None
 
 
 class Batch(NamedTuple):
-    """The best (``Best``'s fields) and the running sums (``Running``'s) of every feature
-    of a batch, row i for the batch's i-th feature."""
+    """The best (``Best``'s fields) of every feature of a batch, row i for the batch's i-th
+    feature."""
 
     gain: np.ndarray
     feature: np.ndarray
     default_left: np.ndarray
     left_value: np.ndarray
     right_value: np.ndarray
-    run_grad: np.ndarray
-    run_hess: np.ndarray
-    run_pos: np.ndarray
-    run_rows: np.ndarray
-    run_last: np.ndarray
-    run_visit: np.ndarray
 
 
 @njit(cache=True)
@@ -84,13 +79,11 @@ def row_stride(m):
 
 @njit(cache=True)
 def new_batch(n_features, m):
-    """Room for ``n_features`` features' bests and running sums over ``m`` slots (rows of
-    ``row_stride(m)``; ``feature_best`` and ``feature_running`` give their first m)."""
+    """Room for ``n_features`` features' bests over ``m`` slots (rows of ``row_stride(m)``;
+    ``feature_best`` gives their first m)."""
     shape = (n_features, row_stride(m))
     return Batch(np.full(shape, -np.inf), np.full(shape, -1, np.int64),
-                 np.zeros(shape, np.bool_), np.full(shape, np.nan), np.full(shape, np.nan),
-                 np.zeros(shape), np.zeros(shape), np.zeros(shape, np.int64),
-                 np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape, np.bool_))
+                 np.zeros(shape, np.bool_), np.full(shape, np.nan), np.full(shape, np.nan))
 
 
 @njit(cache=True, inline='always')
@@ -98,13 +91,6 @@ def feature_best(batch, i, m):
     """Row i of the batch as a ``Best`` of ``m`` slots (views)."""
     return Best(batch.gain[i, :m], batch.feature[i, :m], batch.default_left[i, :m],
                 batch.left_value[i, :m], batch.right_value[i, :m])
-
-
-@njit(cache=True, inline='always')
-def feature_running(batch, i, m):
-    """Row i of the batch as a ``Running`` of ``m`` slots (views)."""
-    return Running(batch.run_grad[i, :m], batch.run_hess[i, :m], batch.run_pos[i, :m],
-                   batch.run_rows[i, :m], batch.run_last[i, :m], batch.run_visit[i, :m])
 
 
 @njit(cache=True)
@@ -181,16 +167,22 @@ def batch_end(is_column, first, m):
 
 def _scan_lane(cols, rows, features, allowed, level, params, batch, owner, lane):
     """Scan the batch's features dealt to ``lane`` (``owner[i] == lane``) into their rows of
-    ``batch``, each reset first.  ``score`` is a free name, bound per criterion by
-    ``newton_grow.specialise``."""
+    ``batch``, each reset first, with the lane's own scratch.  ``score`` and ``may_exceed``
+    are free names, bound per criterion by ``newton_grow.specialise``."""
     m = level.grad.shape[0]
+    entries = 0  # room for the level's open rows, if a column of the lane has entries
+    for i in range(features.shape[0]):
+        f = features[i]
+        if owner[i] == lane and cols.indptr[f + 1] > cols.indptr[f]:
+            entries = level.n_rows.sum()
+    run = make_running(m, entries)
     for i in range(features.shape[0]):
         if owner[i] != lane:
             continue
         best = feature_best(batch, i, m)
         reset_best(best)
-        scan_feature(cols, rows, features[i], level, feature_running(batch, i, m), best,
-                     params, score, allowed[i])
+        scan_feature(cols, rows, features[i], level, run, best, params, score, may_exceed,
+                     allowed[i])
 
 
 def _scan_batch(cols, rows, features, allowed, level, params, batch):

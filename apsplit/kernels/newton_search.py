@@ -82,7 +82,8 @@ from .newton_bounds import Box, Parent, Unseen, can_split, parent_slack, unseen_
 from .newton_categorical import in_set, max_categories, new_category_sets, scan_categorical
 from .newton_grow import (_new_tree, bind_globals, compact, draw_features, level_stats, prune,
                           record_split)
-from .newton_split import KRT_EPS, Rows, make_best, make_running, scan_feature
+from .newton_split import (KRT_EPS, Rows, make_best, make_running, may_exceed_of,
+                           scan_feature)
 
 LEAF = -1
 #: each method's prefixes, as shares of a node's key total, assessed in turn
@@ -93,7 +94,7 @@ _SOURCE_TAG = hashlib.sha1(b"".join(Path(m.__file__).read_bytes() for m in (
 
 # free names of the templates, bound per criterion by ``specialise`` (placeholders here;
 # ``categorical_upper``, the same for every criterion, is compiled at the end)
-score = weight = gain_upper = gain_lower = feature_bounds = search_level = None
+score = weight = may_exceed = gain_upper = gain_lower = feature_bounds = search_level = None
 
 
 class Search(NamedTuple):
@@ -322,7 +323,7 @@ def _search_level(cols, rows, level, scanned, allowed, search, params, sets):
     scanned unless one prefix's UB is under it.  The unseen rows' polygons are
     computed once per slot and prefix.
 
-    Free names bound by ``specialise``: ``score``, ``feature_bounds``."""
+    Free names bound by ``specialise``: ``score``, ``may_exceed``, ``feature_bounds``."""
     m = level.grad.shape[0]
     slots = make_slots(search.order, rows.position, rows.gh, m)
     fractions = search.prefixes
@@ -340,7 +341,7 @@ def _search_level(cols, rows, level, scanned, allowed, search, params, sets):
                               slack_G, slack_H))
         splittable[s] = can_split(n, level.n_pos[s], level.hess[s], params)
     best = make_best(m)
-    run = make_running(m)
+    run = make_running(m, level.n_rows.sum())
     earlier = np.full(m, -np.inf)
     scan = np.zeros(m, np.bool_)
     count = 0
@@ -393,7 +394,7 @@ def _search_level(cols, rows, level, scanned, allowed, search, params, sets):
         if any_scan and cols.categorical[f]:
             scan_categorical(cols, rows, f, level, best, params, scan, sets)
         elif any_scan:
-            scan_feature(cols, rows, f, level, run, best, params, score, scan)
+            scan_feature(cols, rows, f, level, run, best, params, score, may_exceed, scan)
     search.assessments[0] += count
     return best
 
@@ -518,7 +519,7 @@ def specialise(score, weight, gain_upper, gain_lower, name, cache=False):
     a cached grower's name carries a hash of the kernels it inlines)."""
     if cache:
         name = f"{name}_{_SOURCE_TAG}"
-    names = dict(score=score, weight=weight,
+    names = dict(score=score, weight=weight, may_exceed=may_exceed_of(score),
                  feature_bounds=bind_feature_bounds(gain_upper, gain_lower, name, cache))
     names["search_level"] = bind_globals(_search_level, f"search_{name}", cache, names)
     return bind_globals(_grow, f"grow_batched_{name}", cache, names)

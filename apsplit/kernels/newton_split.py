@@ -32,11 +32,17 @@ rounding residue).  A node is split when its best gain exceeds 1e-6
 The scan (XGBoost's ``EnumerateSplit``, exact greedy).  Each feature's present
 entries are sorted by value once (``apsplit.newton.NewtonData``); a row's open
 node is ``position[row]`` (a *slot* 0..m-1 of the level, -1 for rows in
-finished leaves; ``Rows``).  One pass over the column visits every open node's present
-rows in value order, and keeps per slot the running sums of the rows seen.
-Where the value changes inside a node, the running sums are one side of the
-candidate "values up to here | the rest"; the other side is the node's totals
-minus them, so it holds the node's missing rows.  Hence:
+finished leaves; ``Rows``).  One walk down the column gathers every open node's present
+rows, in value order, into a stretch of scratch per slot (``_gather``: each entry's g,
+h and value); a pass over a slot's stretch keeps the running sums of the rows seen
+in registers (``_slot_pass``).  Where the value changes inside a node, the running
+sums are one side of the candidate "values up to here | the rest"; the other side is
+the node's totals minus them, so it holds the node's missing rows.  A slot's
+stretch is its rows in the column's order, so its sums are added in the same order as
+in one pass over the whole column with per-slot sums in memory (this scan's former
+design), to the bit; that pass waited, entry after entry, on the previous
+entry's stores.  Only the candidates that the criterion's cheap test
+(``newton_may_exceed``: no division) cannot refuse have their gain computed.  Hence:
 
 - the *forward* pass (ascending values) puts the missing rows right
   (default_left = False); after it, "every present row left, the missing rows
@@ -50,8 +56,8 @@ when the column has a missing value somewhere in the training data and two
 distinct values; ``Columns.forward``), then the backward pass, each in scan
 order.  In a node without missing rows the backward pass repeats the forward
 candidates, so it is skipped there when the forward pass ran.  The cost is
-one or two passes over the column's stored entries per level, whatever the
-number of open nodes: O(entries) per level, linear in n.
+one walk over the column's stored entries and one or two passes over the gathered
+ones per level, whatever the number of open nodes: O(entries) per level, linear in n.
 
 Ties.  A candidate replaces a node's best only when its gain exceeds the best
 by more than the node's tie window ``Level.tie`` = 1e-10 (sum_i |g_i|)^2 /
@@ -165,7 +171,8 @@ class Level(NamedTuple):
 
 
 class Running(NamedTuple):
-    """The sums of the rows a pass has seen so far in each slot, and the last value seen."""
+    """A pass's scratch: per slot the sums of the rows it has seen and the last value
+    seen; per entry the column's entries of the visited slots, slot by slot."""
 
     grad: np.ndarray
     hess: np.ndarray
@@ -174,6 +181,11 @@ class Running(NamedTuple):
     last: np.ndarray
     visit: np.ndarray     # the slots a pass visits: the node may split on the feature (and,
                           # for the backward pass after a forward one, has missing rows in it)
+    start: np.ndarray     # slot s's entries: entry_*[start[s]:end[s]], in column order
+    end: np.ndarray
+    entry_grad: np.ndarray
+    entry_hess: np.ndarray
+    entry_value: np.ndarray
 
 
 class Best(NamedTuple):
@@ -224,6 +236,62 @@ def newton_score(G, H, params):
     return -(2.0 * G * w + (H + params.reg_lambda) * w * w + 2.0 * params.reg_alpha * abs(w))
 
 
+# the relative slack of ``newton_may_exceed``: far above the few ulps (1e-15) of rounding it
+# must cover, far below any gain difference the scan decides on
+EXCEED_SLACK = 1e-12
+_TINY = 1e-280  # below this, ``newton_may_exceed`` lets every candidate through
+
+
+@njit(cache=True, inline='always')
+def exceed_limit(bar, node_score):
+    """The ``limit`` a criterion's cheap test takes for a candidate to beat ``bar``:
+    bar + node_score, less EXCEED_SLACK (|bar| + |node_score|).  Computed once per bar,
+    not per entry."""
+    return (bar + node_score) - EXCEED_SLACK * (abs(bar) + abs(node_score))
+
+
+@njit(cache=True, inline='always', error_model="numpy")
+def newton_may_exceed(G, H, G_other, H_other, limit, params):
+    """False only when ``newton_score(G, H) + newton_score(G_other, H_other) - node_score``,
+    as computed, is <= bar (``limit`` = ``exceed_limit(bar, node_score)``): the
+    scan's test of a candidate, without its two divisions.
+
+    For max_delta_step = 0 the scores are t^2 / a and t'^2 / c, t = |T(G)|, a = H + lambda
+    (the score's own roundings of them).  For a, c > 0, multiplying by a c, the gain is
+    <= bar when K = t^2 c + t'^2 a <= (bar + node_score) a c.  The test is K (1 + e) <
+    limit a c, e = EXCEED_SLACK = 1e-12.  Proof sketch: K and the right side are computed
+    within ~6 ulps of S = K + (|bar| + |node_score|) a c, so a passed test gives, exactly,
+    K - (bar + node_score) a c <= -(e - 6 ulps) S; the gain as computed is within ~4 ulps
+    of S / (a c) of its exact value; e (1e-12) is four thousand times those ulps, so the
+    computed gain is <= bar.  Where the bound does not hold (a or c <= 0, where the score
+    is 0, not t^2 / a; max_delta_step != 0; K below 1e-280, where underflow breaks
+    relative bounds; overflow or NaN, where the comparison is false) the candidate is let
+    through: never False wrongly.  Where H <= 0 < a the score is 0 <= t^2 / a, which only
+    lets more through."""
+    if params.max_delta_step != 0.0:
+        return True
+    lam = params.reg_lambda
+    t = max(abs(G) - params.reg_alpha, 0.0)
+    t_other = max(abs(G_other) - params.reg_alpha, 0.0)
+    a = H + lam
+    c = H_other + lam
+    kept = t * t * c + t_other * t_other * a
+    provably_below = kept * (1.0 + EXCEED_SLACK) < limit * (a * c)
+    return not ((a > 0.0) & (c > 0.0) & (kept >= _TINY) & provably_below)
+
+
+@njit(cache=True, inline='always')
+def may_exceed_always(G, H, G_other, H_other, limit, params):
+    """The test of a criterion with no cheaper one (a user's): every candidate through."""
+    return True
+
+
+def may_exceed_of(score):
+    """The cheap test of ``score``'s candidates: ``newton_may_exceed`` for the built-in
+    score, ``may_exceed_always`` (no test) for any other."""
+    return newton_may_exceed if score is newton_score else may_exceed_always
+
+
 @njit(cache=True)
 def make_level(m):
     """A zeroed Level of ``m`` slots."""
@@ -232,9 +300,12 @@ def make_level(m):
 
 
 @njit(cache=True)
-def make_running(m):
+def make_running(m, n_entries):
+    """A pass's scratch for ``m`` slots holding ``n_entries`` rows in all."""
     return Running(np.zeros(m), np.zeros(m), np.zeros(m, np.int64), np.zeros(m, np.int64),
-                   np.zeros(m), np.zeros(m, np.bool_))
+                   np.zeros(m), np.zeros(m, np.bool_), np.zeros(m, np.int64),
+                   np.zeros(m, np.int64), np.empty(n_entries), np.empty(n_entries),
+                   np.empty(n_entries))
 
 
 @njit(cache=True)
@@ -282,40 +353,23 @@ def _record(best, level, s, gain, f, default_left, left_value, right_value):
 
 
 @njit(inline='always')
-def _pass(cols, rows, f, forward, level, run, best, params, score):
-    """One pass over feature ``f``'s column, ascending (``forward``) or descending.
-
-    At each present entry of an open node: if its value differs from the last one
-    seen in the node, the candidate "the rows seen | the rest" is considered; then
-    the row joins its node's running sums.  The backward pass skips the nodes that
-    ``run.visit`` leaves out: those without a missing row (their candidates are the
-    forward pass's), and in both passes the nodes that may not split on ``f``
-    (``colsample_bynode``).  The loop body is written out here, on the arrays taken out
-    of the named tuples once: a call per entry to a function of the tuples, or a
-    field read per entry (or per candidate) of a tuple built in the caller, pays
-    numba's reference counting of the arrays (measured 40-100x slower per entry;
-    per candidate, 20% of the time on continuous data).
-
-    With one open node (the root) the running sums stay in registers instead
-    (``_single_pass``; measured 25-45% faster per entry there: with the sums in
-    memory, every entry waits for the previous one's stores).
-    """
-    if level.grad.shape[0] == 1:
-        _single_pass(cols, rows, f, forward, level, run, best, params, score)
-        return
+def _gather(cols, rows, f, level, run):
+    """Feature ``f``'s present entries in the slots ``run.visit`` marks, slot by slot in
+    column order: (g, h, value) at ``run.entry_*[run.start[s]:run.end[s]]``.  Slot s has
+    room for its ``level.n_rows[s]`` rows."""
+    m = level.n_rows.shape[0]
+    start, end = run.start, run.end
+    room = 0
+    for s in range(m):
+        start[s] = room
+        end[s] = room
+        room += level.n_rows[s]
     lo, hi = cols.indptr[f], cols.indptr[f + 1]
-    if hi > lo and cols.values[lo] == cols.values[hi - 1]:
-        _one_value_pass(cols, rows, f, forward, run)
-        return
     col_rows, col_values = cols.rows, cols.values
-    gh, position = rows.gh, rows.position
-    run_grad, run_hess, run_pos, run_rows = run.grad, run.hess, run.n_pos, run.n_rows
-    last, visit = run.last, run.visit
-    node_grad, node_hess, node_pos, node_score = level.grad, level.hess, level.n_pos, level.score
-    tie, best_gain, best_feature = level.tie, best.gain, best.feature
-    best_default, best_left, best_right = best.default_left, best.left_value, best.right_value
+    gh, position, visit = rows.gh, rows.position, run.visit
+    entry_grad, entry_hess, entry_value = run.entry_grad, run.entry_hess, run.entry_value
     for i in range(hi - lo):
-        e = u(lo + i if forward else hi - 1 - i)  # unsigned subscripts: no sign tests
+        e = u(lo + i)  # unsigned subscripts: no sign tests
         r = u(col_rows[e])
         signed_slot = position[r]
         if signed_slot < 0:
@@ -323,31 +377,78 @@ def _pass(cols, rows, f, forward, level, run, best, params, score):
         s = u(signed_slot)
         if not visit[s]:
             continue
-        v = col_values[e]
-        if run_rows[s] > 0 and v != last[s]:
-            gain = side_gain(run_grad[s], run_hess[s], run_pos[s], node_grad[s], node_hess[s],
-                             node_pos[s], node_score[s], params, score)
-            if gain > best_gain[s] + tie[s] and gain < np.inf:  # _record, on the arrays
-                best_gain[s] = gain
-                best_feature[s] = f
-                best_default[s] = not forward
-                best_left[s] = last[s] if forward else v
-                best_right[s] = v if forward else last[s]
-        h = gh[r, 1]
-        run_grad[s] += gh[r, 0]
-        run_hess[s] += h
-        run_pos[s] += h > 0.0
-        run_rows[s] += 1
-        last[s] = v
+        p = u(end[s])
+        entry_grad[p] = gh[r, 0]
+        entry_hess[p] = gh[r, 1]
+        entry_value[p] = col_values[e]
+        end[s] = p + 1
+
+
+@njit(inline='always')
+def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
+    """One pass over slot ``s``'s gathered entries, ascending (``forward``) or descending.
+
+    At each entry whose value differs from the last one seen: the candidate "the rows
+    seen | the rest" is considered; then the entry joins the sums.  The sums stay in
+    registers (a slot's entries are contiguous), and whether an entry is a candidate is
+    a product of flags, not a branch per test (on continuous columns with repeated
+    values, ``v != last`` is a coin flip).  ``may_exceed`` (the criterion's cheap test,
+    no division; its ``limit`` computed once per best) lets through every candidate
+    whose gain, as computed, can beat the best by more than the tie window; only those
+    have their gain computed, as ``side_gain`` computes it, and are recorded by
+    ``_record``'s rule.  The sums at the end go to ``run``'s slot s."""
+    lo, hi = run.start[s], run.end[s]
+    entry_grad, entry_hess, entry_value = run.entry_grad, run.entry_hess, run.entry_value
+    node_grad, node_hess, node_pos = level.grad[s], level.hess[s], level.n_pos[s]
+    node_score, tie, mcw = level.score[s], level.tie[s], params.min_child_weight
+    bar = best.gain[s] + tie
+    limit = exceed_limit(bar, node_score)
+    G = H = 0.0
+    n_pos = 0
+    last = 0.0
+    recorded = False  # the last record, kept in registers until the end
+    best_gain = best_last = best_value = 0.0
+    if hi > lo:  # the first entry: no candidate before it
+        e = u(lo if forward else hi - 1)
+        last = entry_value[e]
+        G = entry_grad[e]
+        H = entry_hess[e]
+        n_pos = np.int64(H > 0.0)
+    for i in range(1, hi - lo):
+        e = u(lo + i if forward else hi - 1 - i)
+        v = entry_value[e]
+        H_other = node_hess - H
+        G_other = node_grad - G
+        candidate = ((v != last) & (n_pos > 0) & (node_pos - n_pos > 0)
+                     & (H >= mcw) & (H_other >= mcw))
+        if candidate & may_exceed(G, H, G_other, H_other, limit, params):
+            gain = score(G, H, params) + score(G_other, H_other, params) - node_score
+            if gain > bar and gain < np.inf:
+                bar = gain + tie
+                limit = exceed_limit(bar, node_score)
+                recorded = True
+                best_gain, best_last, best_value = gain, last, v
+        h = entry_hess[e]
+        G += entry_grad[e]
+        H += h
+        n_pos += h > 0.0
+        last = v
+    if recorded:
+        best.gain[s] = best_gain
+        best.feature[s] = f
+        best.default_left[s] = not forward
+        best.left_value[s] = best_last if forward else best_value
+        best.right_value[s] = best_value if forward else best_last
+    run.grad[s], run.hess[s], run.n_pos[s], run.n_rows[s] = G, H, n_pos, hi - lo
+    run.last[s] = last
 
 
 @njit(inline='always')
 def _one_value_pass(cols, rows, f, forward, run):
-    """``_pass`` over a column whose present entries hold one value (a one-hot or
-    binary sparse column): no value changes inside a node, so no candidate but the
-    caller's last one, and the pass only sums each visited slot's rows, in the same
-    order as ``_pass`` (the same sums to the bit).  Each entry skips ``_pass``'s
-    read and comparison of the slot's last value."""
+    """A pass over a column whose present entries hold one value (a one-hot or binary
+    sparse column): no value changes inside a node, so no candidate but the caller's
+    last one, and the pass only sums each visited slot's rows, in column order (the
+    same sums to the bit as ``_slot_pass``'s), with no gathering."""
     lo, hi = cols.indptr[f], cols.indptr[f + 1]
     col_rows = cols.rows
     gh, position = rows.gh, rows.position
@@ -370,61 +471,43 @@ def _one_value_pass(cols, rows, f, forward, run):
 
 
 @njit(inline='always')
-def _single_pass(cols, rows, f, forward, level, run, best, params, score):
-    """``_pass`` for a level of one open node (slot 0): the same candidates, its
-    running sums held in locals and stored into ``run`` at the end."""
-    if not run.visit[0]:
+def _pass(cols, rows, f, forward, one_value, level, run, best, params, score, may_exceed):
+    """One pass over feature ``f``'s column in every visited slot (``run.visit``: those that
+    may split on ``f``, and for a backward pass after a forward one, those with a
+    missing row), ascending (``forward``) or descending; ``run`` ends with each slot's
+    sums.  A column of ``one_value`` is summed in place; any other was gathered."""
+    _reset(run)
+    if one_value:
+        _one_value_pass(cols, rows, f, forward, run)
         return
-    lo, hi = cols.indptr[f], cols.indptr[f + 1]
-    col_rows, col_values = cols.rows, cols.values
-    gh, position = rows.gh, rows.position
-    node_grad, node_hess, node_pos = level.grad[0], level.hess[0], level.n_pos[0]
-    node_score, tie = level.score[0], level.tie[0]
-    G, H, n_pos, n_rows, last = run.grad[0], run.hess[0], run.n_pos[0], run.n_rows[0], run.last[0]
-    for i in range(hi - lo):
-        e = u(lo + i if forward else hi - 1 - i)  # unsigned subscripts: no sign tests
-        r = u(col_rows[e])
-        if position[r] < 0:
-            continue
-        v = col_values[e]
-        if n_rows > 0 and v != last:
-            gain = side_gain(G, H, n_pos, node_grad, node_hess, node_pos, node_score, params,
-                             score)
-            if gain > best.gain[0] + tie and gain < np.inf:
-                best.gain[0] = gain
-                best.feature[0] = f
-                best.default_left[0] = not forward
-                best.left_value[0] = last if forward else v
-                best.right_value[0] = v if forward else last
-        h = gh[r, 1]
-        G += gh[r, 0]
-        H += h
-        n_pos += h > 0.0
-        n_rows += 1
-        last = v
-    run.grad[0], run.hess[0], run.n_pos[0], run.n_rows[0], run.last[0] = G, H, n_pos, n_rows, last
+    for s in range(level.grad.shape[0]):
+        if run.visit[s]:
+            _slot_pass(s, f, forward, level, run, best, params, score, may_exceed)
 
 
 @njit(inline='always')
-def scan_feature(cols, rows, f, level, run, best, params, score, allowed):
+def scan_feature(cols, rows, f, level, run, best, params, score, may_exceed, allowed):
     """Every candidate split of feature ``f`` in every open slot that may split on it
     (``allowed[s]``), kept in ``best``.
 
-    The forward pass (if ``cols.forward[f]``) then the backward pass; see the
-    module docstring.  ``run`` is scratch of the level's size.
+    The column's entries are gathered slot by slot (``_gather``), then the forward pass
+    (if ``cols.forward[f]``) and the backward pass scan each slot's entries; see the
+    module docstring.  ``run``: scratch of the level's slots and rows (``make_running``).
     """
     m = level.grad.shape[0]
     run.visit[:] = allowed
+    lo, hi = cols.indptr[f], cols.indptr[f + 1]
+    one_value = hi > lo and cols.values[lo] == cols.values[hi - 1]
+    if not one_value:
+        _gather(cols, rows, f, level, run)
     if cols.forward[f]:
-        _reset(run)
-        _pass(cols, rows, f, True, level, run, best, params, score)
+        _pass(cols, rows, f, True, one_value, level, run, best, params, score, may_exceed)
         for s in range(m):
             run.visit[s] = allowed[s] and run.n_rows[s] < level.n_rows[s]
             if run.n_rows[s] > 0 and run.visit[s]:
                 gain = split_gain(level, s, run.grad[s], run.hess[s], run.n_pos[s], params, score)
                 _record(best, level, s, gain, f, False, run.last[s], np.inf)
-    _reset(run)
-    _pass(cols, rows, f, False, level, run, best, params, score)
+    _pass(cols, rows, f, False, one_value, level, run, best, params, score, may_exceed)
     for s in range(m):
         if run.n_rows[s] > 0 and run.n_rows[s] < level.n_rows[s]:
             gain = split_gain(level, s, run.grad[s], run.hess[s], run.n_pos[s], params, score)

@@ -68,7 +68,7 @@ from . import newton_bounds, newton_grow, newton_search, newton_split
 from .newton_bounds import Parent, parent_slack, unseen_region
 from .newton_grow import bind_globals, level_stats
 from .newton_search import Prefix, _upper_both, bind_feature_bounds, make_slots
-from .newton_split import Rows, make_best, make_running, scan_feature
+from .newton_split import Rows, make_best, make_running, may_exceed_of, scan_feature
 
 _SOURCE_TAG = hashlib.sha1(b"".join(Path(m.__file__).read_bytes() for m in (
     newton_split, newton_grow, newton_bounds, newton_search))).hexdigest()[:12]
@@ -76,7 +76,7 @@ _SOURCE_TAG = hashlib.sha1(b"".join(Path(m.__file__).read_bytes() for m in (
 WITNESSES = 16   # directions of the witness splits (module docstring)
 
 # free names of the template, bound per criterion by ``specialise`` (placeholders here)
-score = gain_upper = feature_bounds = None
+score = may_exceed = gain_upper = feature_bounds = None
 
 
 class NodeStops(NamedTuple):
@@ -126,7 +126,8 @@ def _node_stops(cols, codes, gh, active, order, features, params):
     """The NodeStops of the node of rows ``active`` (ascending) = ``order`` (weight order),
     split on ``features`` (ascending); see the module docstring.
 
-    Free names bound by ``specialise``: ``score``, ``gain_upper``, ``feature_bounds``."""
+    Free names bound by ``specialise``: ``score``, ``may_exceed``, ``gain_upper``,
+    ``feature_bounds``."""
     F = features.shape[0]
     position = np.full(gh.shape[0], -1, np.int32)
     for p in range(active.shape[0]):
@@ -139,10 +140,11 @@ def _node_stops(cols, codes, gh, active, order, features, params):
     if not (level.n_pos[0] >= 2 and level.hess[0] + slack_H >= 2.0 * params.min_child_weight):
         return NodeStops(np.zeros(F, np.int64), -1, -np.inf, n)
     best = make_best(1)
-    run = make_running(1)
+    run = make_running(1, n)
     everywhere = np.ones(1, np.bool_)
     for j in range(F):
-        scan_feature(cols, rows, features[j], level, run, best, params, score, everywhere)
+        scan_feature(cols, rows, features[j], level, run, best, params, score, may_exceed,
+                     everywhere)
     stops = np.full(F, n, np.int64)
     if best.feature[0] < 0:
         return NodeStops(stops, -1, -np.inf, n)
@@ -199,7 +201,7 @@ def specialise(score, gain_upper, gain_lower, name, cache=False):
     (cols, codes, gh, active, order, features, params) -> NodeStops.  A cached one's name
     carries a hash of the kernels it inlines (numba's cache checks only this file)."""
     name = f"stops_{name}_{_SOURCE_TAG}" if cache else f"stops_{name}"
-    names = dict(score=score, gain_upper=gain_upper,
+    names = dict(score=score, gain_upper=gain_upper, may_exceed=may_exceed_of(score),
                  feature_bounds=bind_feature_bounds(gain_upper, gain_lower, name, cache))
     return bind_globals(_node_stops, f"node_{name}", cache, names)
 

@@ -1,0 +1,96 @@
+"""The column scan's cheap test of a candidate (apsplit.kernels.newton_split.newton_may_exceed):
+it may say "cannot beat the bar" only when the gain, computed as the scan computes it, is
+at most the bar.  The scans' trees against the brute force: tests/test_newton.py."""
+
+import math
+
+import numpy as np
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from apsplit.kernels.newton_split import (EXCEED_SLACK, exceed_limit, may_exceed_of,
+                                          may_exceed_always, newton_may_exceed, newton_score)
+from apsplit.newton import NewtonParams
+
+_MAGNITUDE = st.sampled_from([0.0, 1e-300, 1e-200, 1e-12, 1e-3, 1.0, 7.0, 1e3, 1e12, 1e150,
+                              1e300])
+_SCALED = st.builds(lambda m, x: m * x, _MAGNITUDE, st.floats(-1.0, 1.0))
+_NON_NEGATIVE = st.builds(abs, _SCALED)
+# the bar around the computed gain: far above or below, a few ulps, or exactly at it
+_OFFSET = st.sampled_from([-1.0, -1e-6, -1e-11, -1e-13, -1e-15, 0.0, 1e-15, 1e-13, 1e-11,
+                           1e-6, 1.0])
+
+
+def _params(lam, alpha, max_delta_step, min_child_weight=0.0):
+    return NewtonParams(reg_lambda=lam, reg_alpha=alpha, max_delta_step=max_delta_step,
+                        min_child_weight=min_child_weight).kernel_params(10)
+
+
+def _gain(G, H, G_other, H_other, node_score, params):
+    """The gain as the scan computes it (``_slot_pass``: the same expression)."""
+    return newton_score(G, H, params) + newton_score(G_other, H_other, params) - node_score
+
+
+@settings(max_examples=3000, deadline=None)
+@given(G=_SCALED, H=_NON_NEGATIVE, G_other=_SCALED, H_other=st.one_of(_NON_NEGATIVE, _SCALED),
+       node_score=_SCALED, offset=_OFFSET, ulps=st.integers(-4, 4),
+       lam=st.sampled_from([0.0, 1e-300, 1e-6, 1.0, 100.0]),
+       alpha=st.sampled_from([0.0, 0.0, 0.5, 1e6]),
+       max_delta_step=st.sampled_from([0.0, 0.0, 0.0, 0.7]))
+@example(G=1.0, H=1.0, G_other=-1.0, H_other=1.0, node_score=0.0, offset=0.0, ulps=-1, lam=0.0,
+         alpha=0.0, max_delta_step=0.0)
+@example(G=1e300, H=1e-300, G_other=1e300, H_other=1e-300, node_score=0.0, offset=0.0,
+         ulps=0, lam=0.0, alpha=0.0, max_delta_step=0.0)
+def test_a_refused_candidate_cannot_beat_the_bar(G, H, G_other, H_other, node_score, offset,
+                                                 ulps, lam, alpha, max_delta_step):
+    """Bars at the computed gain, a few ulps either side, or a relative offset from it; H_other
+    may be a rounding residue below 0, lambda 0 or tiny, the products overflow or underflow."""
+    params = _params(lam, alpha, max_delta_step)
+    gain = _gain(G, H, G_other, H_other, node_score, params)
+    if not math.isfinite(gain):
+        bar = 0.0
+    else:
+        bar = gain + offset * max(abs(gain), abs(node_score), 1e-300)
+        for _ in range(abs(ulps)):
+            bar = np.nextafter(bar, math.copysign(np.inf, ulps))
+    if not newton_may_exceed(G, H, G_other, H_other, exceed_limit(bar, node_score), params):
+        assert gain <= bar, (gain, bar)
+
+
+def test_the_test_refuses_what_is_clearly_below():
+    """Not a test that lets everything through: a bar 1e-9 (relative) above the gain, or far
+    above it, is refused; at the gain itself, or below it, the candidate goes through."""
+    params = _params(1.0, 0.0, 0.0)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        G, G_other = rng.normal(size=2) * 10.0
+        H, H_other = rng.uniform(0.5, 20.0, size=2)
+        node_score = newton_score(G + G_other, H + H_other, params)
+        gain = _gain(G, H, G_other, H_other, node_score, params)
+        for bar, through in ((gain + 1e-9 * abs(node_score + gain) + 1e-12, False),
+                             (gain + 1.0, False), (gain, True), (gain - 1e-9, True)):
+            limit = exceed_limit(bar, node_score)
+            assert newton_may_exceed(G, H, G_other, H_other, limit, params) == through
+
+
+def test_the_refusal_scales_with_the_slack():
+    """A bar just inside the slack goes through; one beyond it is refused."""
+    params = _params(1.0, 0.0, 0.0)
+    G, H, G_other, H_other = 3.0, 2.0, -1.0, 5.0
+    node_score = newton_score(G + G_other, H + H_other, params)
+    gain = _gain(G, H, G_other, H_other, node_score, params)
+    scale = abs(gain) + abs(node_score) + G * G / (H + 1) + G_other ** 2 / (H_other + 1)
+    inside = exceed_limit(gain + 0.1 * EXCEED_SLACK * scale, node_score)
+    beyond = exceed_limit(gain + 100 * EXCEED_SLACK * scale, node_score)
+    assert newton_may_exceed(G, H, G_other, H_other, inside, params)
+    assert not newton_may_exceed(G, H, G_other, H_other, beyond, params)
+
+
+def test_max_delta_step_and_other_criteria_let_every_candidate_through():
+    """With max_delta_step the score is not t^2 / (H + lambda): no test.  A user's criterion
+    has none either."""
+    params = _params(1.0, 0.0, 0.5)
+    assert newton_may_exceed(1.0, 1.0, 1.0, 1.0, exceed_limit(1e9, 0.0), params)
+    assert may_exceed_of(newton_score) is newton_may_exceed
+    assert may_exceed_of(object()) is may_exceed_always
+    assert may_exceed_always(0.0, 0.0, 0.0, 0.0, 0.0, params)
