@@ -31,7 +31,7 @@ def _gain(G, H, G_other, H_other, node_score, params):
     return newton_score(G, H, params) + newton_score(G_other, H_other, params) - node_score
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=5000, deadline=None)
 @given(G=_SCALED, H=_NON_NEGATIVE, G_other=_SCALED, H_other=st.one_of(_NON_NEGATIVE, _SCALED),
        node_score=_SCALED, offset=_OFFSET, ulps=st.integers(-4, 4),
        lam=st.sampled_from([0.0, 1e-300, 1e-6, 1.0, 100.0]),
@@ -41,6 +41,8 @@ def _gain(G, H, G_other, H_other, node_score, params):
          alpha=0.0, max_delta_step=0.0)
 @example(G=1e300, H=1e-300, G_other=1e300, H_other=1e-300, node_score=0.0, offset=0.0,
          ulps=0, lam=0.0, alpha=0.0, max_delta_step=0.0)
+@example(G=0.0, H=1e300, G_other=1e-12, H_other=1e12, node_score=0.0, offset=-1.0, ulps=1,
+         lam=0.0, alpha=0.0, max_delta_step=0.0)  # a c overflows: found by hypothesis
 def test_a_refused_candidate_cannot_beat_the_bar(G, H, G_other, H_other, node_score, offset,
                                                  ulps, lam, alpha, max_delta_step):
     """Bars at the computed gain, a few ulps either side, or a relative offset from it; H_other

@@ -31,9 +31,9 @@ from numba import njit
 from apsplit import available_criteria, register_criterion
 from apsplit.experiments import criterion
 from apsplit.experiments.loaders import load_satimage
-from apsplit.kernels.newton_split import (EXCEED_SLACK, Rows, _gather, _pass, make_best,
-                                          make_running, newton_may_exceed, newton_score,
-                                          soft_threshold)
+from apsplit.kernels.newton_split import (EXCEED_SLACK, Rows, _gather, _pass, exceed_limit,
+                                          make_best, make_running, newton_may_exceed,
+                                          newton_score, soft_threshold)
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_tree
 from apsplit.optional import install_command, installed
 
@@ -81,7 +81,7 @@ def _positional_passes(indptr, col_rows, col_values, position, gh, node_grad, no
         n_pos = 0
         tie, sc, tg, th, tp = node_tie[0], node_score[0], node_grad[0], node_hess[0], node_pos[0]
         bar = best_gain[0] + tie
-        limit = (bar + sc) - EXCEED_SLACK * (abs(bar) + abs(sc))
+        limit = exceed_limit(bar, sc)
         for i in range(n):
             e = n - 1 - i
             v = entry_value[e]
@@ -91,13 +91,13 @@ def _positional_passes(indptr, col_rows, col_values, position, gh, node_grad, no
                 & (H2 >= mcw)
             a, c = H + lam, H2 + lam
             kept = G * G * c + G2 * G2 * a
-            below = (a > 0.0) & (c > 0.0) & (kept >= 1e-280) \
+            below = (a >= 1e-100) & (c >= 1e-100) & (a + c <= 1e100) & (kept >= 1e-200) \
                 & (kept * (1.0 + EXCEED_SLACK) < limit * (a * c))
             if candidate & (not below):
                 gain = G * G / a + G2 * G2 / c - sc
                 if gain > bar and gain < np.inf:
                     bar = gain + tie
-                    limit = (bar + sc) - EXCEED_SLACK * (abs(bar) + abs(sc))
+                    limit = exceed_limit(bar, sc)
                     best_gain[0], best_feature[0], best_left[0], best_right[0] = gain, f, v, last
             h = entry_hess[e]
             G += entry_grad[e]

@@ -239,35 +239,39 @@ def newton_score(G, H, params):
 # the relative slack of ``newton_may_exceed``: far above the few ulps (1e-15) of rounding it
 # must cover, far below any gain difference the scan decides on
 EXCEED_SLACK = 1e-12
-_TINY = 1e-280  # below this, ``newton_may_exceed`` lets every candidate through
+_LOW, _HIGH = 1e-100, 1e100  # where ``newton_may_exceed`` decides: the range of its factors
+_LEAST_KEPT = 1e-200         # and of its left side
 
 
 @njit(cache=True, inline='always')
 def exceed_limit(bar, node_score):
     """The ``limit`` a criterion's cheap test takes for a candidate to beat ``bar``:
-    bar + node_score, less EXCEED_SLACK (|bar| + |node_score|).  Computed once per bar,
-    not per entry."""
-    return (bar + node_score) - EXCEED_SLACK * (abs(bar) + abs(node_score))
+    bar + node_score, less EXCEED_SLACK (|bar| + |node_score|); NaN (no refusal) unless
+    its magnitude is within [1e-100, 1e100].  Computed once per bar, not per entry."""
+    limit = (bar + node_score) - EXCEED_SLACK * (abs(bar) + abs(node_score))
+    return limit if _LOW <= abs(limit) <= _HIGH else np.nan
 
 
 @njit(cache=True, inline='always', error_model="numpy")
 def newton_may_exceed(G, H, G_other, H_other, limit, params):
     """False only when ``newton_score(G, H) + newton_score(G_other, H_other) - node_score``,
-    as computed, is <= bar (``limit`` = ``exceed_limit(bar, node_score)``): the
-    scan's test of a candidate, without its two divisions.
+    as computed, is <= bar (``limit`` = ``exceed_limit(bar, node_score)``): the scan's test
+    of a candidate, without its two divisions.
 
     For max_delta_step = 0 the scores are t^2 / a and t'^2 / c, t = |T(G)|, a = H + lambda
     (the score's own roundings of them).  For a, c > 0, multiplying by a c, the gain is
-    <= bar when K = t^2 c + t'^2 a <= (bar + node_score) a c.  The test is K (1 + e) <
-    limit a c, e = EXCEED_SLACK = 1e-12.  Proof sketch: K and the right side are computed
-    within ~6 ulps of S = K + (|bar| + |node_score|) a c, so a passed test gives, exactly,
-    K - (bar + node_score) a c <= -(e - 6 ulps) S; the gain as computed is within ~4 ulps
-    of S / (a c) of its exact value; e (1e-12) is four thousand times those ulps, so the
-    computed gain is <= bar.  Where the bound does not hold (a or c <= 0, where the score
-    is 0, not t^2 / a; max_delta_step != 0; K below 1e-280, where underflow breaks
-    relative bounds; overflow or NaN, where the comparison is false) the candidate is let
-    through: never False wrongly.  Where H <= 0 < a the score is 0 <= t^2 / a, which only
-    lets more through."""
+    <= bar when K = t^2 c + t'^2 a <= (bar + node_score) a c.  The test refuses when K (1 +
+    e) < limit a c, e = EXCEED_SLACK = 1e-12, and only where a and c lie in [1e-100,
+    1e100] (a + c <= 1e100), |limit| in [1e-100, 1e100] and K >= 1e-200: there every
+    product is a normal number (K may overflow to inf, which fails the test; an underflow
+    of t^2 costs at most 3e-224, far below e K).  Proof sketch: K and the right side are
+    then computed within ~6 ulps of S = K + (|bar| + |node_score|) a c, so a refusal
+    gives, exactly, K - (bar + node_score) a c <= -(e - 6 ulps) S; the gain as computed
+    is within ~4 ulps of S / (a c) of its exact value; e is four thousand times those
+    ulps, so the computed gain is <= bar.  Elsewhere (and for max_delta_step != 0, where
+    the score is not t^2 / a, or NaN) the candidate is let through: never refused
+    wrongly.  Where H <= 0 < a the score is 0 <= t^2 / a: the test only lets more
+    through."""
     if params.max_delta_step != 0.0:
         return True
     lam = params.reg_lambda
@@ -276,8 +280,8 @@ def newton_may_exceed(G, H, G_other, H_other, limit, params):
     a = H + lam
     c = H_other + lam
     kept = t * t * c + t_other * t_other * a
-    provably_below = kept * (1.0 + EXCEED_SLACK) < limit * (a * c)
-    return not ((a > 0.0) & (c > 0.0) & (kept >= _TINY) & provably_below)
+    decides = (a >= _LOW) & (c >= _LOW) & (a + c <= _HIGH) & (kept >= _LEAST_KEPT)
+    return not (decides & (kept * (1.0 + EXCEED_SLACK) < limit * (a * c)))
 
 
 @njit(cache=True, inline='always')
