@@ -388,6 +388,53 @@ def _gather(cols, rows, f, level, run):
         end[s] = p + 1
 
 
+BLOCK = 32                    # entries of a block, bounded as a whole (``_block_may_exceed``)
+_BLOCK_WIDEN = 128.0 * 2.0 ** -53  # its box's widening, relative (rounding of the running sums)
+
+
+@njit(inline='always')
+def _block_sums(run, s, first, stop, forward):
+    """The sums of the negative g, the positive g and the h of entries ``first`` .. ``stop - 1``
+    of a pass over slot s's gathered entries."""
+    lo, hi = run.start[s], run.end[s]
+    pos = neg = H = 0.0
+    for k in range(first, stop):
+        e = u(lo + k if forward else hi - 1 - k)
+        g = run.entry_grad[e]
+        pos += max(g, 0.0)
+        neg += min(g, 0.0)
+        H += run.entry_hess[e]
+    return neg, pos, H
+
+
+@njit(inline='always')
+def _block_may_exceed(G, H, block, node_grad, node_hess, limit, params, may_exceed):
+    """False only when no candidate whose left sums are the running (G, H) plus those of
+    some entries of a block (``block`` = its ``_block_sums``) can beat the bar: by
+    ``may_exceed`` (``newton_may_exceed``, alpha = 0) at the four corners of the box of
+    those left sums.
+
+    Proof sketch.  A candidate's left sums lie in [G + neg, G + pos] x [H, H + H_b],
+    widened by 128 ulps of |G| + sum |g| and of H + H_b for the rounding of at most
+    ``BLOCK`` (32) additions.  A refusal at a corner means (``newton_may_exceed``, with a,
+    c >= 1e-100 there, hence on the box) that the exact f(G, H) = G^2 / (H + lambda) +
+    (G_P - G)^2 / (H_P - H + lambda) - s_P is at most bar - (e - 10 ulps) W, W = |bar| +
+    |s_P|.  f is jointly convex where both denominators are positive (a quadratic over a
+    linear function, twice), so it stays below that bound on the whole box.  The scan's
+    computed gain at a candidate is within ~16 ulps of W of f at its sums (its right
+    side's roundings and the three scores'; the scores add up to at most bar + s_P <= W),
+    far less than e W: it is <= bar, and no candidate of the block is recorded."""
+    neg, pos, H_b = block
+    widen_G = _BLOCK_WIDEN * (abs(G) + pos - neg)
+    widen_H = _BLOCK_WIDEN * (H + H_b)
+    G_lo, G_hi = G + neg - widen_G, G + pos + widen_G
+    H_lo, H_hi = H - widen_H, H + H_b + widen_H
+    return (may_exceed(G_lo, H_lo, node_grad - G_lo, node_hess - H_lo, limit, params)
+            | may_exceed(G_lo, H_hi, node_grad - G_lo, node_hess - H_hi, limit, params)
+            | may_exceed(G_hi, H_lo, node_grad - G_hi, node_hess - H_lo, limit, params)
+            | may_exceed(G_hi, H_hi, node_grad - G_hi, node_hess - H_hi, limit, params))
+
+
 @njit(inline='always')
 def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
     """One pass over slot ``s``'s gathered entries, ascending (``forward``) or descending.
@@ -418,25 +465,46 @@ def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
         G = entry_grad[e]
         H = entry_hess[e]
         n_pos = np.int64(H > 0.0)
-    for i in range(1, hi - lo):
-        e = u(lo + i if forward else hi - 1 - i)
-        v = entry_value[e]
-        H_other = node_hess - H
-        G_other = node_grad - G
-        candidate = ((v != last) & (n_pos > 0) & (node_pos - n_pos > 0)
-                     & (H >= mcw) & (H_other >= mcw))
-        if candidate & may_exceed(G, H, G_other, H_other, limit, params):
-            gain = score(G, H, params) + score(G_other, H_other, params) - node_score
-            if gain > bar and gain < np.inf:
-                bar = gain + tie
-                limit = exceed_limit(bar, node_score)
-                recorded = True
-                best_gain, best_last, best_value = gain, last, v
-        h = entry_hess[e]
-        G += entry_grad[e]
-        H += h
-        n_pos += h > 0.0
-        last = v
+    n = hi - lo
+    # blocks are bounded only for a criterion whose test refuses at all, without alpha
+    bounded = (params.reg_alpha == 0.0) & (not may_exceed(1.0, 1.0, 1.0, 1.0, 1e99, params))
+    i = 1
+    while i < n:
+        stop = min(i + BLOCK, n)
+        skip = False
+        if bounded:
+            skip = not _block_may_exceed(G, H, _block_sums(run, s, i, stop, forward), node_grad,
+                                         node_hess, limit, params, may_exceed)
+        if skip:  # no candidate of the block can be recorded: only its sums, in order
+            for k in range(i, stop):
+                e = u(lo + k if forward else hi - 1 - k)
+                h = entry_hess[e]
+                G += entry_grad[e]
+                H += h
+                n_pos += h > 0.0
+            last = entry_value[u(lo + stop - 1 if forward else hi - stop)]
+            i = stop
+            continue
+        for k in range(i, stop):
+            e = u(lo + k if forward else hi - 1 - k)
+            v = entry_value[e]
+            H_other = node_hess - H
+            G_other = node_grad - G
+            candidate = ((v != last) & (n_pos > 0) & (node_pos - n_pos > 0)
+                         & (H >= mcw) & (H_other >= mcw))
+            if candidate & may_exceed(G, H, G_other, H_other, limit, params):
+                gain = score(G, H, params) + score(G_other, H_other, params) - node_score
+                if gain > bar and gain < np.inf:
+                    bar = gain + tie
+                    limit = exceed_limit(bar, node_score)
+                    recorded = True
+                    best_gain, best_last, best_value = gain, last, v
+            h = entry_hess[e]
+            G += entry_grad[e]
+            H += h
+            n_pos += h > 0.0
+            last = v
+        i = stop
     if recorded:
         best.gain[s] = best_gain
         best.feature[s] = f
