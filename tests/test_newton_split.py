@@ -1,15 +1,18 @@
-"""The column scan's cheap test of a candidate (apsplit.kernels.newton_split.newton_may_exceed):
-it may say "cannot beat the bar" only when the gain, computed as the scan computes it, is
-at most the bar.  The scans' trees against the brute force: tests/test_newton.py."""
+"""The column scan's cheap tests (apsplit.kernels.newton_split): ``newton_may_exceed`` of a
+candidate and ``_block_may_exceed`` of a block of entries may say "cannot beat the bar"
+only when every gain they cover, computed as the scan computes it, is at most the bar.
+The scans' trees against the brute force: tests/test_newton.py."""
 
 import math
 
 import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from numba import njit
 
-from apsplit.kernels.newton_split import (EXCEED_SLACK, exceed_limit, may_exceed_of,
-                                          may_exceed_always, newton_may_exceed, newton_score)
+from apsplit.kernels.newton_split import (BLOCK, EXCEED_SLACK, _block_may_exceed, exceed_limit,
+                                          may_exceed_always, may_exceed_of, newton_may_exceed,
+                                          newton_score)
 from apsplit.newton import NewtonParams
 
 _MAGNITUDE = st.sampled_from([0.0, 1e-300, 1e-200, 1e-12, 1e-3, 1.0, 7.0, 1e3, 1e12, 1e150,
@@ -96,3 +99,59 @@ def test_max_delta_step_and_other_criteria_let_every_candidate_through():
     assert may_exceed_of(newton_score) is newton_may_exceed
     assert may_exceed_of(object()) is may_exceed_always
     assert may_exceed_always(0.0, 0.0, 0.0, 0.0, 0.0, params)
+
+
+@njit
+def _block_refuses(G, H, block, node_grad, node_hess, limit, params):
+    return not _block_may_exceed(G, H, block, node_grad, node_hess, limit, params,
+                                 newton_may_exceed)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(data=st.data(), n=st.integers(1, BLOCK), scale=st.sampled_from([1e-6, 1.0, 1e6]),
+       lam=st.sampled_from([0.0, 1e-6, 1.0]), offset=_OFFSET, shift=st.integers(0, 3))
+def test_a_refused_block_holds_no_candidate_that_beats_the_bar(data, n, scale, lam, offset,
+                                                               shift):
+    """A block of entries (g, h) after running sums (G, H), in a node of sums (G_P, H_P): when
+    the block is refused, every candidate inside it (the running sums plus a prefix of the
+    block, added one by one as the scan adds them) has a computed gain <= bar.  The bar:
+    the block's best computed gain, moved by a relative offset and a few ulps, or another
+    candidate's."""
+    params = _params(lam, 0.0, 0.0)
+    entry = st.tuples(st.floats(-1.0, 1.0), st.floats(0.0, 1.0))
+    entries = data.draw(st.lists(entry, min_size=n, max_size=n))
+    g = np.array([e[0] for e in entries]) * scale
+    h = np.array([e[1] for e in entries]) * scale
+    G, H = data.draw(st.floats(-50.0, 50.0)) * scale, data.draw(st.floats(0.0, 50.0)) * scale
+    rest_G = data.draw(st.floats(-50.0, 50.0)) * scale
+    rest_H = data.draw(st.floats(0.0, 50.0)) * scale
+    node_grad = G + g.sum() + rest_G
+    node_hess = H + h.sum() + rest_H
+    node_score = newton_score(node_grad, node_hess, params)
+    gains, left_G, left_H = [], G, H
+    for k in range(n):  # the candidate before entry k, then entry k joins the sums
+        gains.append(_gain(left_G, left_H, node_grad - left_G, node_hess - left_H, node_score,
+                           params))
+        left_G += g[k]
+        left_H += h[k]
+    top = sorted(gains)[-1 - min(shift, n - 1)]
+    if not math.isfinite(top):
+        return
+    bar = top + offset * max(abs(top), abs(node_score), 1e-300)
+    block = (float(np.minimum(g, 0).sum()), float(np.maximum(g, 0).sum()), float(h.sum()))
+    if _block_refuses(G, H, block, node_grad, node_hess, exceed_limit(bar, node_score), params):
+        assert max(gains) <= bar, (max(gains), bar)
+
+
+def test_blocks_are_refused_where_the_bar_is_clearly_above():
+    """Not a bound that refuses nothing: a block of small gradients far from a high bar is
+    refused; the same block under a bar below its best candidate is not."""
+    params = _params(1.0, 0.0, 0.0)
+    G, H, node_grad, node_hess = -3.0, 10.0, 0.0, 40.0
+    node_score = newton_score(node_grad, node_hess, params)
+    block = (-0.05, 0.05, 0.5)  # neg, pos, H_b
+    gain = _gain(G, H, node_grad - G, node_hess - H, node_score, params)
+    assert _block_refuses(G, H, block, node_grad, node_hess, exceed_limit(2 * gain, node_score),
+                          params)
+    assert not _block_refuses(G, H, block, node_grad, node_hess,
+                              exceed_limit(0.5 * gain, node_score), params)

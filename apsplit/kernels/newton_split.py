@@ -388,7 +388,7 @@ def _gather(cols, rows, f, level, run):
         end[s] = p + 1
 
 
-BLOCK = 32                    # entries of a block, bounded as a whole (``_block_may_exceed``)
+BLOCK = 16                    # entries of a block, bounded as a whole (``_block_may_exceed``)
 _BLOCK_WIDEN = 128.0 * 2.0 ** -53  # its box's widening, relative (rounding of the running sums)
 
 
@@ -416,7 +416,7 @@ def _block_may_exceed(G, H, block, node_grad, node_hess, limit, params, may_exce
 
     Proof sketch.  A candidate's left sums lie in [G + neg, G + pos] x [H, H + H_b],
     widened by 128 ulps of |G| + sum |g| and of H + H_b for the rounding of at most
-    ``BLOCK`` (32) additions.  A refusal at a corner means (``newton_may_exceed``, with a,
+    ``BLOCK`` (16) additions.  A refusal at a corner means (``newton_may_exceed``, with a,
     c >= 1e-100 there, hence on the box) that the exact f(G, H) = G^2 / (H + lambda) +
     (G_P - G)^2 / (H_P - H + lambda) - s_P is at most bar - (e - 10 ulps) W, W = |bar| +
     |s_P|.  f is jointly convex where both denominators are positive (a quadratic over a
