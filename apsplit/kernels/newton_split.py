@@ -447,7 +447,10 @@ def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
     no division; its ``limit`` computed once per best) lets through every candidate
     whose gain, as computed, can beat the best by more than the tie window; only those
     have their gain computed, as ``side_gain`` computes it, and are recorded by
-    ``_record``'s rule.  The sums at the end go to ``run``'s slot s."""
+    ``_record``'s rule.  For a criterion whose test can refuse, without alpha, the
+    entries come in blocks of ``BLOCK``, and a block that ``_block_may_exceed`` refuses
+    only adds its entries to the sums, in order.  The sums at the end go to ``run``'s
+    slot s."""
     lo, hi = run.start[s], run.end[s]
     entry_grad, entry_hess, entry_value = run.entry_grad, run.entry_hess, run.entry_value
     node_grad, node_hess, node_pos = level.grad[s], level.hess[s], level.n_pos[s]
