@@ -195,6 +195,26 @@ def test_tree_equals_the_brute_force_tree(problem, p):
     assert np.all(tree.feature[tree.row_leaf[node_rows]] == -1)
 
 
+@settings(max_examples=scaled(0.1), deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), p=params())
+def test_long_columns_equal_the_brute_force_tree(seed, p):
+    """300 rows, so that a node's pass over a column runs through many blocks of
+    ``newton_split.BLOCK`` entries, most of them refused once the feature's best is high
+    (the scan's block bound): the tree is still the brute force's.  Ties (60 integer
+    values; values rounded to 0.1), missing values, and dyadic g and h (exact sums)."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    X = np.column_stack([rng.integers(0, 60, n).astype(float), np.round(rng.normal(size=n), 1),
+                         rng.normal(size=n)])
+    X[rng.random(n) < 0.05, 1] = np.nan
+    g = rng.integers(-64, 65, n) / 8.0 + 2.0 * (X[:, 0] > 30)
+    h = rng.choice([0.25, 0.5, 1.0], n)
+    p = NewtonParams(**{**vars(p), "max_depth": min(p.max_depth, 3)})
+    tree = grow(X, g, h, p)
+    ref = oracle.grow(X, g, h, np.arange(n), np.arange(3), p)
+    assert_same_tree(tree, 0, ref, X, p)
+
+
 def _float_tolerance(g, h, p):
     """How far two computations of a gain from non-dyadic inputs may drift.
 
