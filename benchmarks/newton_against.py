@@ -22,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from apsplit.experiments.report import optional_library
+from apsplit.optional import require
 
 from .newton_phases import boosting_problem
 
@@ -113,7 +113,7 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
-    optional_library("xgboost")  # the third worker fits XGBoost: name the extra if it is missing
+    require("xgboost", "this benchmark")  # its third worker fits XGBoost
     here = Path(__file__).resolve().parent.parent
     workers = {"before": Worker(args.checkout), "after": Worker(here), "xgb": Worker(here)}
     try:

@@ -193,11 +193,3 @@ def test_python_api_errors():
         stock.run(["satimage"], methods=["fast"])
     with pytest.raises(ValueError, match="holdout"):
         stock.run(["satimage"], holdout=1.0)
-
-
-def test_a_missing_library_names_its_extra(monkeypatch):
-    from apsplit.experiments.report import optional_library
-    monkeypatch.setitem(sys.modules, "lightgbm", None)  # import lightgbm now raises ImportError
-    with pytest.raises(ImportError, match=r'pip install "apsplit\[lightgbm\]"'):
-        optional_library("lightgbm")
-    assert optional_library("numpy").__name__ == "numpy"

@@ -34,7 +34,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .loaders import load_bundled
-from .report import optional_library, text_table, write_json
+from ..optional import require
+from .report import text_table, write_json
 
 CONTENDERS = ("apsplit categorical", "apsplit one-hot", "LightGBM categorical",
               "XGBoost hist categorical")
@@ -115,7 +116,7 @@ def _fit(name, data, rounds, depth):
         bst = train(params, d, rounds, verbose_eval=False)
         return (lambda: bst.predict(test)), time.perf_counter() - start
     if name.startswith("LightGBM"):
-        lgb = optional_library("lightgbm")
+        lgb = require("lightgbm", "this benchmark")
         params = {"objective": "binary", "max_depth": depth, "num_leaves": 2 ** depth,
                   "learning_rate": 0.3, "lambda_l2": 1.0, "min_sum_hessian_in_leaf": 1.0,
                   "min_data_in_leaf": 1, "num_threads": 1, "verbose": -1}
@@ -123,7 +124,7 @@ def _fit(name, data, rounds, depth):
         d = lgb.Dataset(X, label=y, categorical_feature=categorical, params={"verbose": -1})
         bst = lgb.train(params, d, rounds)
         return (lambda: bst.predict(Xt)), time.perf_counter() - start
-    xgb = optional_library("xgboost")
+    xgb = require("xgboost", "this benchmark")
     types = ["c" if j in categorical else "q" for j in range(X.shape[1])]
     params = {"objective": "binary:logistic", "max_depth": depth, "eta": 0.3, "lambda": 1.0,
               "min_child_weight": 1.0, "tree_method": "hist", "nthread": 1}

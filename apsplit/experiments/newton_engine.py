@@ -31,9 +31,9 @@ from numba import njit
 from apsplit import available_criteria, register_criterion
 from apsplit.experiments import criterion
 from apsplit.experiments.loaders import load_satimage
-from apsplit.kernels.newton_split import (EXCEED_SLACK, Rows, _gather, _pass, exceed_limit,
-                                          make_best, make_running, newton_may_exceed,
-                                          newton_score, soft_threshold)
+from apsplit.kernels.newton_split import (BLOCK, Rows, _block_may_exceed, _gather, _pass,
+                                          exceed_limit, make_best, make_running,
+                                          newton_may_exceed, newton_score, soft_threshold)
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_tree
 from apsplit.optional import install_command, installed
 
@@ -65,10 +65,12 @@ def _named_passes(cols, rows, level, run, best, params, n_features):
 @njit
 def _positional_passes(indptr, col_rows, col_values, position, gh, node_grad, node_hess, node_pos,
                        node_score, node_tie, entry_grad, entry_hess, entry_value, best_gain,
-                       best_feature, best_left, best_right, lam, mcw):
-    """``_named_passes`` written on positional arrays for one node (slot 0) and the default
-    parameters (alpha = max_delta_step = 0): the same gathering, loop and tests, 19
-    arguments."""
+                       best_feature, best_left, best_right, params):
+    """``_named_passes`` written on positional arrays for one node (slot 0): the same
+    gathering, blocks and loop, 18 arguments.  The scalar tests (``newton_may_exceed``,
+    ``_block_may_exceed``) and the score are the kernel's own: they take no arrays."""
+    mcw = params.min_child_weight
+    tie, sc, tg, th, tp = node_tie[0], node_score[0], node_grad[0], node_hess[0], node_pos[0]
     for f in range(indptr.shape[0] - 1):
         n = 0
         for e in range(indptr[f], indptr[f + 1]):
@@ -77,33 +79,50 @@ def _positional_passes(indptr, col_rows, col_values, position, gh, node_grad, no
                 continue
             entry_grad[n], entry_hess[n], entry_value[n] = gh[r, 0], gh[r, 1], col_values[e]
             n += 1
-        G = H = last = 0.0
-        n_pos = 0
-        tie, sc, tg, th, tp = node_tie[0], node_score[0], node_grad[0], node_hess[0], node_pos[0]
+        if n == 0 or entry_value[0] == entry_value[n - 1]:
+            continue  # one value: no candidate inside (``_one_value_pass``)
         bar = best_gain[0] + tie
         limit = exceed_limit(bar, sc)
-        for i in range(n):
-            e = n - 1 - i
-            v = entry_value[e]
-            H2 = th - H
-            G2 = tg - G
-            candidate = (i > 0) & (v != last) & (n_pos > 0) & (tp - n_pos > 0) & (H >= mcw) \
-                & (H2 >= mcw)
-            a, c = H + lam, H2 + lam
-            kept = G * G * c + G2 * G2 * a
-            below = (a >= 1e-100) & (c >= 1e-100) & (a + c <= 1e100) & (kept >= 1e-200) \
-                & (kept * (1.0 + EXCEED_SLACK) < limit * (a * c))
-            if candidate & (not below):
-                gain = G * G / a + G2 * G2 / c - sc
-                if gain > bar and gain < np.inf:
-                    bar = gain + tie
-                    limit = exceed_limit(bar, sc)
-                    best_gain[0], best_feature[0], best_left[0], best_right[0] = gain, f, v, last
-            h = entry_hess[e]
-            G += entry_grad[e]
-            H += h
-            n_pos += h > 0.0
-            last = v
+        last, G, H = entry_value[n - 1], entry_grad[n - 1], entry_hess[n - 1]
+        n_pos = np.int64(H > 0.0)
+        i = 1
+        while i < n:  # descending, in blocks as ``_slot_pass``
+            stop = min(i + BLOCK, n)
+            neg = pos = H_b = 0.0
+            for k in range(i, stop):
+                g = entry_grad[n - 1 - k]
+                neg += min(g, 0.0)
+                pos += max(g, 0.0)
+                H_b += entry_hess[n - 1 - k]
+            if not _block_may_exceed(G, H, (neg, pos, H_b), tg, th, limit, params,
+                                     newton_may_exceed):
+                for k in range(i, stop):
+                    h = entry_hess[n - 1 - k]
+                    G += entry_grad[n - 1 - k]
+                    H += h
+                    n_pos += h > 0.0
+                last = entry_value[n - stop]
+                i = stop
+                continue
+            for k in range(i, stop):
+                e = n - 1 - k
+                v = entry_value[e]
+                H2, G2 = th - H, tg - G
+                candidate = (v != last) & (n_pos > 0) & (tp - n_pos > 0) & (H >= mcw) \
+                    & (H2 >= mcw)
+                if candidate & newton_may_exceed(G, H, G2, H2, limit, params):
+                    gain = newton_score(G, H, params) + newton_score(G2, H2, params) - sc
+                    if gain > bar and gain < np.inf:
+                        bar = gain + tie
+                        limit = exceed_limit(bar, sc)
+                        best_gain[0], best_feature[0] = gain, f
+                        best_left[0], best_right[0] = v, last
+                h = entry_hess[e]
+                G += entry_grad[e]
+                H += h
+                n_pos += h > 0.0
+                last = v
+            i = stop
     return best_gain[0]
 
 
@@ -143,17 +162,21 @@ def named_state(repeats):
     level = Level(np.array([G]), np.array([H]), np.array([n]), np.array([n]),
                   np.array([level_score]), np.zeros(1), np.abs(gh[:, 0]).sum(keepdims=True))
     rows = Rows(gh, position)
-    named = _best_of(repeats, _named_passes, cols, rows, level, make_running(1, n), make_best(1),
+    named_best = make_best(1)
+    named = _best_of(repeats, _named_passes, cols, rows, level, make_running(1, n), named_best,
                      params, data.n_features)
     run, best = make_running(1, n), make_best(1)
     positional = _best_of(repeats, _positional_passes, cols.indptr, cols.rows, cols.values,
                           position, gh, level.grad, level.hess, level.n_pos, level.score,
                           level.tie, run.entry_grad, run.entry_hess, run.entry_value, best.gain,
-                          best.feature, best.left_value, best.right_value, params.reg_lambda,
-                          params.min_child_weight)
+                          best.feature, best.left_value, best.right_value, params)
+    # the positional copy keeps no default side (the backward pass: always left)
+    same = all(np.array_equal(getattr(named_best, field), getattr(best, field))
+               for field in ("gain", "feature", "left_value", "right_value"))
     print(f"1. one pass over every column of satimage ({cols.rows.size} entries), one node:")
     print(f"   named tuples {named * 1e3:.2f} ms, positional arrays {positional * 1e3:.2f} ms "
-          f"(ratio {named / positional:.2f})")
+          f"(ratio {named / positional:.2f}); the same split: {'yes' if same else 'NO'}")
+    return same
 
 
 def _interleaved(repeats, fns):

@@ -61,11 +61,6 @@ def not_installed(name):
     return f"not installed: {install_command(name)}"
 
 
-def optional_library(name):
-    """The library ``name`` a benchmark runs, or an ImportError naming its extra."""
-    return require(name, "this benchmark")
-
-
 def figure_class():
     """matplotlib's Figure (rendered by Agg on save); a clear error if matplotlib is missing."""
     return require("matplotlib.figure", "plotting").Figure

@@ -51,7 +51,8 @@ from ..finders import Exhaustive
 from ..kernels.lanes import PRANGE_ONLY, share
 from ..tree import grow_from_problem
 from .phases import round_roots
-from .report import optional_library, panel_grid, publish, text_table
+from ..optional import require
+from .report import panel_grid, publish, text_table
 from .scaling import row_pool
 from .stock import load_split
 
@@ -91,7 +92,7 @@ def _tree_digest(bst):
 def _models(n_classes, rounds):
     """[(name, fit(X, y, threads) -> ``Fitted``)]."""
     params = _newton_params(n_classes)
-    xgb, lgb = optional_library("xgboost"), optional_library("lightgbm")
+    xgb, lgb = require("xgboost", "this benchmark"), require("lightgbm", "this benchmark")
 
     def newton(X, y, threads):
         bst = train({**params, "nthread": threads}, DMatrix(X, label=y), rounds,

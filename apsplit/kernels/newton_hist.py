@@ -169,18 +169,12 @@ def _sum_share(cols, gh, open_rows, chosen, level_bins, first, last):
             r = u(rows[p])
             g = gh[r, 0]
             h = gh[r, 1]
-            if every:  # column k is k: one load less per entry (2-5% of a fit, satimage)
-                for k in range(first, last):
-                    b = u(2 * (slot + offset[u(k)] + codes[r, u(k)]))
-                    sums[b] += g
-                    sums[b + u(HESS)] += h
-                    counts[b] += 1
-            else:
-                for k in range(first, last):
-                    b = u(2 * (slot + offset[u(k)] + codes[r, u(columns[u(k)])]))
-                    sums[b] += g
-                    sums[b + u(HESS)] += h
-                    counts[b] += 1
+            for k in range(first, last):
+                # every: column k is k, one load less per entry (2-5% of a fit, satimage)
+                b = u(2 * (slot + offset[u(k)] + codes[r, u(k if every else columns[u(k)])]))
+                sums[b] += g
+                sums[b + u(HESS)] += h
+                counts[b] += 1
             if not h > 0.0:
                 for k in range(first, last):
                     counts[u(2 * (slot + offset[u(k)] + codes[r, u(columns[u(k)])]) + N_ZERO)] += 1

@@ -84,8 +84,9 @@ functions here that take ``score`` are ``inline='always'`` (the criterion is
 then a compile-time constant of their caller), and their caller, the grower,
 is written once and specialised per criterion with the criterion bound as a
 global (``newton_grow.specialise``): the built-in grower is cached on disk, a
-user's criterion compiles once per process and runs at the built-in speed
-(``python -m benchmarks.newton_engine``).
+user's criterion compiles once per process and runs at kernel speed (1.01-1.25x
+the built-in's time, which also has ``newton_may_exceed``: ``python -m
+benchmarks.newton_engine``).
 """
 
 import math
