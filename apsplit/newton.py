@@ -26,9 +26,10 @@ where they arise:
 
 - XGBoost reads X and the gradients as float32; apsplit keeps float64.  Data
   whose values differ only beyond float32 precision are one value to XGBoost.
-- XGBoost compares gains in float32, apsplit in float64 with a tie window of
-  1e-10 of the node's gain scale (``kernels.newton_split``): candidates whose
-  gains differ by less than float32 precision can be chosen differently.
+- XGBoost compares gains in float32, apsplit in float64 on a grid of 1e-10 of
+  the node's gain scale (the first candidate of the highest cell wins,
+  ``kernels.newton_split``): candidates whose gains differ by less than float32
+  precision can be chosen differently.
 - Thresholds: apsplit sends ``x <= threshold`` left (the midpoint of the two
   present values a split separates, apsplit's convention); XGBoost sends
   ``x < t`` left with t a float32.  ``left_value``/``right_value`` give the two

@@ -13,9 +13,9 @@ its rows, in XGBoost's order of enumeration (``updater_colmaker.cc``):
 
 A candidate is admissible when each side holds a row with a positive
 hessian and a hessian sum >= min_child_weight.  The chosen split is the first
-candidate in that order whose gain exceeds every earlier kept one by more
-than the tie window 1e-10 (sum |g|)^2 / (H + lambda) (apsplit's documented tie
-rule), if its gain exceeds 1e-6.
+candidate in that order of the highest cell floor(gain / w), w the tie window
+1e-10 (sum |g|)^2 / (H + lambda) (apsplit's documented tie rule), if its gain
+exceeds 1e-6.
 
 The criterion is Newton's (``score``, ``weight`` below) unless another pair of
 plain Python functions ``score(G, H, p)`` / ``weight(G, H, p)`` is passed (a
@@ -108,12 +108,17 @@ def candidates(X, g, h, rows, features, p, score=score):
     return out
 
 
+def cell(gain, tie):
+    """The gain's cell on the node's tie grid: floor(gain / tie) (the gain if tie is 0)."""
+    return np.floor(gain / tie) if tie > 0 else gain
+
+
 def best_split(X, g, h, rows, features, p, score=score):
     """The chosen candidate of the node (None if no admissible split gains more than 1e-6)."""
     tie = TIE_WINDOW * node_scale(g[rows], h[rows], p)
     best = None
     for c in candidates(X, g, h, rows, features, p, score):
-        if np.isfinite(c.gain) and (best is None or c.gain > best.gain + tie):
+        if np.isfinite(c.gain) and (best is None or cell(c.gain, tie) > cell(best.gain, tie)):
             best = c
     if best is None or not best.gain > KRT_EPS:
         return None

@@ -1,6 +1,8 @@
 """The column scan's cheap tests (apsplit.kernels.newton_split): ``newton_may_exceed`` of a
 candidate and ``_block_may_exceed`` of a block of entries may say "cannot beat the bar"
 only when every gain they cover, computed as the scan computes it, is at most the bar.
+The tie grid: ``record_bar`` holds every gain that does not ``beats`` the best, and the
+first candidate of the highest cell does not depend on how the candidates are grouped.
 The scans' trees against the brute force: tests/test_newton.py."""
 
 import math
@@ -10,9 +12,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from apsplit.kernels.newton_split import (BLOCK, EXCEED_SLACK, _block_may_exceed, exceed_limit,
-                                          may_exceed_always, may_exceed_of, newton_may_exceed,
-                                          newton_score)
+from apsplit.kernels.newton_split import (BLOCK, EXCEED_SLACK, _block_may_exceed, beats,
+                                          exceed_limit, may_exceed_always, may_exceed_of,
+                                          newton_may_exceed, newton_score, record_bar, tie_cell)
 from apsplit.newton import NewtonParams
 
 _MAGNITUDE = st.sampled_from([0.0, 1e-300, 1e-200, 1e-12, 1e-3, 1.0, 7.0, 1e3, 1e12, 1e150,
@@ -155,3 +157,81 @@ def test_blocks_are_refused_where_the_bar_is_clearly_above():
                           params)
     assert not _block_refuses(G, H, block, node_grad, node_hess,
                               exceed_limit(0.5 * gain, node_score), params)
+
+
+_TIE = st.builds(lambda m, x: m * x, st.sampled_from([1e-300, 1e-30, 1e-10, 1.0, 1e10, 1e100]),
+                 st.floats(0.5, 2.0))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(tie=_TIE, cells=st.floats(-1e12, 1e12), within=st.floats(0.0, 1.0), ulps=st.integers(-8, 8))
+@example(tie=1.0, cells=0.0, within=0.0, ulps=-1)
+@example(tie=1e-10, cells=3.0, within=1.0, ulps=0)
+def test_no_gain_above_the_record_bar_is_in_a_lower_cell(tie, cells, within, ulps):
+    """A gain <= record_bar(best) never beats best; best's cell's edge a few ulps up, and any
+    gain a cell above, does.  Gains a few ulps around the edge of best's cell."""
+    best = (np.floor(cells) + within) * tie
+    bar = record_bar(best, tie)
+    edge = (np.floor(best / tie) + 1.0) * tie
+    gain = edge
+    for _ in range(abs(ulps)):
+        gain = np.nextafter(gain, math.copysign(np.inf, ulps))
+    if gain <= bar:
+        assert not beats(gain, best, tie)
+    assert not beats(bar, best, tie)
+    assert not beats(best, best, tie)
+    above = (np.floor(best / tie) + 2.0) * tie
+    if abs(above) < 2.0 ** 50 * tie:   # cells of unit width: floats are denser than the grid
+        assert beats(above, best, tie)
+        assert bar < above
+
+
+def test_record_bar_is_close_to_the_cells_edge():
+    """Not vacuous: the bar lies within 2^-40 cells under the edge, so the cheap tests refuse
+    what is clearly in the best's cell or below."""
+    for tie in (1e-300, 1e-10, 1.0, 1e10):
+        for best in (0.0, 0.3 * tie, 7.9 * tie, -2.5 * tie, 1e6 * tie):
+            edge = (np.floor(best / tie) + 1.0) * tie
+            bar = record_bar(best, tie)
+            assert edge - 2.0 ** -40 * max(abs(edge), tie) <= bar < edge
+    assert record_bar(-np.inf, 1.0) == -np.inf
+    assert record_bar(5.0, 0.0) == 5.0   # no grid: strict comparison of gains
+
+
+def _first_of_highest_cell(gains, tie):
+    """The index kept by a fold of ``beats`` over ``gains`` in order (-1: none)."""
+    best, kept = -np.inf, -1
+    for i, gain in enumerate(gains):
+        if beats(gain, best, tie):
+            best, kept = gain, i
+    return kept
+
+
+@settings(max_examples=500, deadline=None)
+@given(data=st.data(), n=st.integers(1, 30), tie=st.sampled_from([1e-10, 1.0, 3.0]))
+def test_the_choice_does_not_depend_on_the_grouping(data, n, tie):
+    """Gains on a few cells, near-ties within a cell among them: a best per group, then the
+    groups' bests folded in order (the grower's per-feature bests and their merge), keep the
+    candidate a fold over all keeps: the first of the highest cell."""
+    cells = data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    offsets = data.draw(st.lists(st.floats(0.0, 0.999), min_size=n, max_size=n))
+    gains = [(c + o) * tie for c, o in zip(cells, offsets)]
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, n), max_size=5))) | {n})
+    start, firsts = 0, []
+    for cut in cuts:
+        first = _first_of_highest_cell(gains[start:cut], tie)
+        if first >= 0:
+            firsts.append(start + first)
+        start = cut
+    merged = firsts[_first_of_highest_cell([gains[i] for i in firsts], tie)]
+    expected = min(i for i, g in enumerate(gains) if tie_cell(g, tie) == max(
+        tie_cell(x, tie) for x in gains))
+    assert merged == _first_of_highest_cell(gains, tie) == expected
+
+
+def test_a_near_tie_chain_keeps_the_first_of_the_highest_cell():
+    """Gains 0.5, 1.2 and 1.6 windows: the rule "beat the best by more than a window" keeps
+    1.6 (0.5, then 1.6 > 0.5 + 1), but 1.2 without the 0.5 before it; the grid keeps 1.2,
+    the first of cell 1, either way."""
+    assert _first_of_highest_cell([0.5, 1.2, 1.6], 1.0) == 1
+    assert _first_of_highest_cell([1.2, 1.6], 1.0) == 0

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import newton_oracle as oracle
 from apsplit import lower_bounds
 from apsplit.kernels import newton_search as ns
+from apsplit.kernels.newton_split import record_bar
 from apsplit.newton import WEIGHT_ORDERS, NewtonData, NewtonParams, grow_newton_tree
 from strategies import scaled
 from test_newton_search import _root_bounds, problems
@@ -60,7 +61,7 @@ def test_bound_is_at_most_every_finder_on_every_node(problem, order, quick, adap
 
 def _brute_force_stops(X, g, h, params, order):
     """Every prefix m = 0..n-1 of the root tried with the finders' own bound (cap +inf: never
-    abandoned), against the optimum + tie window taken from the brute force's candidates."""
+    abandoned), against the optimum and tie window taken from the brute force's candidates."""
     n, F = X.shape
     data = NewtonData(X)
     codes = data.rank_codes()[0]
@@ -87,7 +88,7 @@ def test_stops_equal_trying_every_prefix(problem, order):
     best, tie, ubs = _brute_force_stops(X, g, h, params, order)
     scale = oracle.node_scale(g, h, params) + 1.0
     assert abs(found.best_gain - best) <= tie + 1e-12 * scale   # the recorded optimum
-    cap = found.best_gain + tie   # the engine's gain (its rounding); sums here are exact
+    cap = record_bar(found.best_gain, tie)   # the engine's gain (its rounding); sums exact
     for f in range(X.shape[1]):
         proved = np.flatnonzero(ubs[f] <= cap)
         expected = n if f == found.best_position or proved.size == 0 else proved[0]
@@ -104,7 +105,7 @@ def test_least_prefix_where_the_bound_is_not_monotone():
     params = NewtonParams(max_depth=1, reg_lambda=0.0)
     found = lower_bounds.newton_node_stops(NewtonData(X), g, h, params, weight_order="abs_grad")
     best, tie, ubs = _brute_force_stops(X, g, h, params, "abs_grad")
-    proved = ubs[0] <= found.best_gain + tie
+    proved = ubs[0] <= record_bar(found.best_gain, tie)
     assert found.best_position == 1 and proved.tolist() == [True, False, False, False, True]
     assert found.stops.tolist() == [0, 5]
 

@@ -31,9 +31,10 @@ from numba import njit
 from apsplit import available_criteria, register_criterion
 from apsplit.experiments import criterion
 from apsplit.experiments.loaders import load_satimage
-from apsplit.kernels.newton_split import (BLOCK, Rows, _block_may_exceed, _gather, _pass,
+from apsplit.kernels.newton_split import (BLOCK, Rows, _block_may_exceed, _gather, _pass, beats,
                                           exceed_limit, make_best, make_running,
-                                          newton_may_exceed, newton_score, soft_threshold)
+                                          newton_may_exceed, newton_score, record_bar,
+                                          soft_threshold)
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_tree
 from apsplit.optional import install_command, installed
 
@@ -81,8 +82,7 @@ def _positional_passes(indptr, col_rows, col_values, position, gh, node_grad, no
             n += 1
         if n == 0 or entry_value[0] == entry_value[n - 1]:
             continue  # one value: no candidate inside (``_one_value_pass``)
-        bar = best_gain[0] + tie
-        limit = exceed_limit(bar, sc)
+        limit = exceed_limit(record_bar(best_gain[0], tie), sc)
         last, G, H = entry_value[n - 1], entry_grad[n - 1], entry_hess[n - 1]
         n_pos = np.int64(H > 0.0)
         i = 1
@@ -112,9 +112,8 @@ def _positional_passes(indptr, col_rows, col_values, position, gh, node_grad, no
                     & (H2 >= mcw)
                 if candidate & newton_may_exceed(G, H, G2, H2, limit, params):
                     gain = newton_score(G, H, params) + newton_score(G2, H2, params) - sc
-                    if gain > bar and gain < np.inf:
-                        bar = gain + tie
-                        limit = exceed_limit(bar, sc)
+                    if beats(gain, best_gain[0], tie):
+                        limit = exceed_limit(record_bar(gain, tie), sc)
                         best_gain[0], best_feature[0] = gain, f
                         best_left[0], best_right[0] = v, last
                 h = entry_hess[e]

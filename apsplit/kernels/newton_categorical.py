@@ -28,7 +28,7 @@ gives the same vertices).  A suffix is the complement of a prefix and f~ is
 symmetric in L <-> P - L, so the q - 1 proper prefixes ("cuts") attain
 U = max_Z f~ >= the gain of every partition.  At an admissible partition
 (each side holds a row with h > 0, so H > 0 there) f~ = f: a best cut that
-is admissible and within the tie window of U is optimal.
+is admissible and in the cell of U on the tie grid is optimal.
 
 With constraints, branch and bound.  min_child_weight (H_L and P_H - H_L in
 [mcw, P_H - mcw]) and the positive-hessian rule can make every good cut
@@ -41,20 +41,22 @@ polygon whose vertices are the vertices of A + Z_free in the slab (the two
 chains from A that add the free items in angle order and in reverse; H
 grows along both) and the points where those chains cross the slab's two
 lines.  Every completion lies in that polygon, so a node whose bound does
-not beat the incumbent (first the best admissible cut) or the slot's best
-split from earlier features by more than the tie window is cut off.  The
+not reach a higher cell of the tie grid than the incumbent (first the best
+admissible cut) or the slot's best split from earlier features
+(``newton_split.record_bar``) is cut off.  The
 search is exact and usually visits few nodes; it is exponential in the
 worst case (subset sum), so past ``MAX_SEARCH_NODES`` nodes at one node it
 raises a ValueError rather than return an inexact split.
 
 Each side's sums are taken over its own items (not the node's minus the
 other side's), so a side of tiny hessians is not lost to a residue; the
-bounds use differences, whose rounding the tie window absorbs.
+bounds use differences, whose rounding the tie grid absorbs.
 
 Ties and the canonical split.  As for numeric features, a candidate replaces
-a slot's best only when it gains more than the tie window beyond it, so the
-split found is within the window of the optimum; in a feature the first
-found wins (the best cut, then the search's order).  The sides are then
+a slot's best only when its gain is in a higher cell of the tie grid
+(``newton_split.beats``), so the split found is within a window of the
+optimum; in a feature the first found wins (the best cut, then the search's
+order).  The sides are then
 named canonically: left is the side of the missing rows when the node has
 any, else the side of the node's smallest code; ``default_left`` is True
 (missing values, like unseen codes, go left).  XGBoost's model holds the
@@ -69,7 +71,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .newton_split import newton_score, soft_threshold
+from .newton_split import beats, newton_score, record_bar, soft_threshold
 from .sort import bisect_left, heapsort
 
 MAX_SEARCH_NODES = 1 << 20   # branch-and-bound nodes allowed for one node's categorical split
@@ -239,7 +241,7 @@ def _search(items, order, node, params, lo, hi, floor, tie, side):
                                  "categories or min_child_weight")
             if k == q:
                 gain = _gain(acc[k, :3], acc[k, 3:], node, params)
-                if gain > best + tie and gain < np.inf:
+                if beats(gain, best, tie):
                     best = gain
                     for i in range(q):
                         side[order[i]] = trial[i]
@@ -247,7 +249,7 @@ def _search(items, order, node, params, lo, hi, floor, tie, side):
                 continue
             bound = max(_chain_bound(items, order, k, acc[k], node, params, lo, hi, False),
                         _chain_bound(items, order, k, acc[k], node, params, lo, hi, True))
-            if not bound > best + tie:
+            if not bound > record_bar(best, tie):
                 k -= 1
                 continue
             choice[k] = 0
@@ -271,8 +273,8 @@ def _search(items, order, node, params, lo, hi, floor, tie, side):
 @njit(cache=True)
 def best_partition(items, node, params, floor, tie, side):
     """The best admissible partition of the items (``side[i]``: item i goes to the side
-    not holding item order[0]) and its gain, if it beats ``floor`` by more than ``tie``
-    (else -inf).  Module docstring."""
+    not holding item order[0]) and its gain, if it ``beats`` ``floor`` on the tie grid of
+    window ``tie`` (else -inf).  Module docstring."""
     q = items.grad.shape[0]
     key = np.empty(q)
     for i in range(q):
@@ -304,26 +306,26 @@ def best_partition(items, node, params, floor, tie, side):
         prefix[2] += items.n_pos[j]
         relaxed = max(relaxed, _vertex(prefix[0], prefix[1], int(prefix[2]), node, params))
         gain = _gain(prefix, suffix[t + 1], node, params)
-        if gain > cut + tie and gain < np.inf:
+        if beats(gain, cut, tie):
             cut = gain
             best_t = t
     for t in range(q):
         side[order[t]] = t > best_t
     threshold = max(cut, floor)
-    if not relaxed > threshold + tie:    # the best cut is optimal, or nothing can win
-        return cut if cut > floor + tie else -np.inf
+    if not relaxed > record_bar(threshold, tie):  # the best cut is optimal, or nothing can win
+        return cut if beats(cut, floor, tie) else -np.inf
     found = _search(items, order, node, params, params.min_child_weight,
                     node.hess - params.min_child_weight, threshold, tie, side)
     if found > threshold:
-        return found if found > floor + tie else -np.inf
-    return cut if cut > floor + tie else -np.inf
+        return found if beats(found, floor, tie) else -np.inf
+    return cut if beats(cut, floor, tie) else -np.inf
 
 
 @njit(cache=True)
 def scan_categorical(cols, rows, f, level, best, params, allowed, sets):
     """The best partition of categorical feature ``f`` in every open slot that may split on
     it (``allowed[s]``), kept in ``best`` (default_left True, no values: NaN) with its
-    right set in ``sets`` when it beats the slot's best by more than the tie window.
+    right set in ``sets`` when it ``beats`` the slot's best.
 
     One pass over the column (sorted by code) sums every (slot, code); one pass over
     the rows sums each slot's missing rows (directly, not as the node's totals minus

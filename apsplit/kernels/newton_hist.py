@@ -37,20 +37,21 @@ node has a present and a missing row).  The passes run in the same order per
 node (forward, closing, backward, closing; the backward pass skipped where
 the forward ran and the node has no missing row), the features in index
 order (``newton_grow._grow``), and every candidate goes through the same rule
-(``_record``: it replaces the node's best only by beating it by more than the
-tie window).  Nodes are independent (a node's best depends on its own
+(``_record``: it replaces the node's best only when its gain is in a higher cell
+of the node's tie grid).  Nodes are independent (a node's best depends on its own
 candidates only), so scanning node by node instead of interleaved changes
 nothing.  The one difference is the order of additions in a side's sums (per
 bin in row order, then bin after bin, instead of row after row in value
 order): the sums, hence the gains, may differ by a few ulps of the node's
-sum of |g|, which the tie window (``Level.tie``, 1e-10 of the node's gain
-scale) absorbs; the counts (rows, rows with h > 0) are integers and equal.
+sum of |g|, far below the tie window (``Level.tie``, 1e-10 of the node's gain
+scale); the counts (rows, rows with h > 0) are integers and equal.
 The chosen split's gain is then recomputed from its side's sums added in the
 column's order (``column_order_gains``): the column scan's gain to the bit.
-A gain that beats the best by within a few ulps of exactly the window, or
-a hessian sum within a few ulps of ``min_child_weight``, can come out the
-other way: measure-zero events, which the dyadic tests (exact sums) exclude
-and which the column scan itself meets when its rows are reordered.
+A gain within a few ulps of a cell's edge on the tie grid, next to another
+candidate's in the same or the next cell, or a hessian sum within a few ulps
+of ``min_child_weight``, can come out the other way: measure-zero events,
+which the dyadic tests (exact sums) exclude and which the column scan itself
+meets when its rows are reordered.
 
 Sibling subtraction (``pair_siblings``, ``_derive_share``).  Below the root,
 the open nodes come in pairs, the children of one split node, whose rows are
@@ -68,9 +69,9 @@ parent's sums: a child is derived only if its parent's sum of |g|, and its
 hessian sum plus lambda, are at most ``DERIVE_WITHIN`` (64) times its own, so
 the difference stays within 64 x a few ulps of the child's own scale, far
 below the tie window (1e-10 of it), and the choice is the summed histogram's
-but for gains within that much of beating another by exactly the window (the
-measure-zero events above; the chosen split's gain is recomputed in the
-column's order all the same).  The admissibility is a comparison of hessian
+but for gains within that much of a cell's edge (the measure-zero events
+above; the chosen split's gain is recomputed in the column's order all the
+same).  The admissibility is a comparison of hessian
 sums with ``min_child_weight``, where rounding decides exactly at the line:
 ``scan_bins`` checks every comparison it makes on a derived slot, and a slot
 where a candidate's side, or the other side, has a hessian sum within
@@ -98,7 +99,7 @@ from numba import njit, prange
 
 from .lanes import PRANGE_ONLY, lane_count
 from .newton_indicator import MIN_CHILD_BAND
-from .newton_split import side_gain
+from .newton_split import beats, side_gain
 from .unsigned import u
 
 MAX_BINS = 255   # distinct present values of a histogram feature; code 255 at most = missing
@@ -436,7 +437,7 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
                             is_near = True
                         gain = side_gain(G, H, n_pos, grad_s, hess_s, pos_s, score_s, params,
                                          score)
-                        if gain > gain_best + tie_s and gain < np.inf:
+                        if beats(gain, gain_best, tie_s):
                             gain_best = gain
                             feature_best = f
                             default_best = not ascending

@@ -27,8 +27,8 @@ additions in the scan's order: the same floats.  A derived node's counts are
 integers, exact; its G and H differ from the scan's by rounding, a few ulps of
 the parent's sum of |g| (resp. h).  The candidate's gain moves by as much
 (tests/test_newton_indicator.py bounds it by 1e-12 relative), against a tie window (``Level.tie``) of
-1e-10 of the node's squared sum of |g|: only a gain within a few ulps of
-beating another feature's by exactly the window, or a hessian sum within a few
+1e-10 of the node's squared sum of |g|: only a gain within a few ulps of a
+cell's edge on the tie grid, or a hessian sum within a few
 ulps of ``min_child_weight``, can come out the other way, the measure-zero
 events the histogram path (``newton_hist``) documents.  The second is not rare
 in tests (a child holding one row of h = min_child_weight), so a derived sum

@@ -1,30 +1,24 @@
 """A level's split searches on several threads, the same tree for any number of threads.
 
 Every feature of a level is scanned into a best of its own (per slot, by
-``newton_split._record``'s rule, its chain of records starting empty), and the
-grower merges the features' bests into the level's in feature index order by
-the same rule (``merge_slot``), whatever the feature's path (column scan,
-histogram, categorical).  The column scans run in batches (``_scan_batch``): the
-features of a batch are dealt to ``Params.n_threads`` threads, each scanning its
-features into their rows of a ``Batch``; so do the histogram features of a chunk
+``newton_split._record``'s rule), and the grower merges the features' bests into
+the level's in feature index order by the same rule (``merge_slot``), whatever
+the feature's path (column scan, histogram, categorical).  The column scans run
+in batches (``_scan_batch``): the features of a batch are dealt to
+``Params.n_threads`` threads, each scanning its features into their rows of a
+``Batch``; so do the histogram features of a chunk
 (``_scan_bins_batch``), once ``newton_hist.accumulate`` has summed their bins
 (itself a share of the features per thread).  Categorical features are scanned
 on the grower's thread.
 
 Why the tree is the same for any number of threads, bit for bit: a feature's
 best is a function of its column, the level's sums and the parameters only
-(its own running sums, its own record chain), whichever thread computes it and
-when; the merge is sequential, in feature order, on one thread.  So the thread
-count and the dealing change who computes a feature's best, never its value.
-
-What the per-feature chain changes against one chain over all candidates: a
-candidate replaces a best only by beating it by more than the node's tie window
-w (1e-10 of the node's gain scale).  A feature's best is within w of its
-largest gain, and the merged best within w of every feature's best, so the
-chosen gain is within 2w of the optimum (one chain: within w).  The two orders
-choose differently only when a feature's own candidates differ by less than 2w
-around the best so far: gains equal to ~1e-10 relative, ties in XGBoost's
-float32 anyway.
+(its own running sums), whichever thread computes it and when; the merge is
+sequential, in feature order, on one thread.  So the thread count and the
+dealing change who computes a feature's best, never its value.  And the merged
+best is the one a single pass over every candidate would keep: the first
+candidate of the highest cell of the tie grid (``newton_split``'s "Ties"), however
+the candidates are grouped.
 
 Dealing (``deal``): the batch's features by decreasing cost (their column's
 entries, twice for a forward pass, plus the level's slots), each to the
@@ -49,7 +43,7 @@ from numba import njit, prange
 
 from .lanes import deal, lane_count
 from .newton_hist import scan_bins
-from .newton_split import Best, make_running, scan_feature
+from .newton_split import Best, beats, make_running, scan_feature
 
 BATCH_SLOTS = 2 ** 16  # (feature, slot) pairs of a batch: its Best rows
 LINE = 8               # 8-byte values in a 64-byte cache line
@@ -102,9 +96,9 @@ def reset_best(best):
 
 @njit(cache=True, inline='always')
 def _take(best, level, s, gain, feature, default_left, left_value, right_value):
-    """The candidate replaces ``best``'s slot s if it beats it by more than the tie window
-    (``newton_split._record``'s rule); True when it did."""
-    if not (gain > best.gain[s] + level.tie[s] and gain < np.inf):
+    """The candidate replaces ``best``'s slot s if it ``beats`` it (``newton_split._record``'s
+    rule); True when it did."""
+    if not beats(gain, best.gain[s], level.tie[s]):
         return False
     best.gain[s] = gain
     best.feature[s] = feature
@@ -116,8 +110,7 @@ def _take(best, level, s, gain, feature, default_left, left_value, right_value):
 
 @njit(cache=True, inline='always')
 def merge_slot(best, level, candidate, s):
-    """``candidate``'s slot s replaces ``best``'s if it beats it by more than the tie
-    window; True when it did."""
+    """``candidate``'s slot s replaces ``best``'s if it ``beats`` it; True when it did."""
     return _take(best, level, s, candidate.gain[s], candidate.feature[s],
                  candidate.default_left[s], candidate.left_value[s], candidate.right_value[s])
 

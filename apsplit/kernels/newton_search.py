@@ -14,9 +14,11 @@ pruning and compaction.  Only the feature scan of a level changes
    only in the nodes where it can still be recorded.  Feature f is skipped in
    node s when its upper bound gets under the threshold
 
-       T(s, f) = max(best(s) + tie(s), max over the node's features g < f of LB(s, g))
+       T(s, f) = record_bar(max(best(s), max over the node's features g < f of LB(s, g)))
 
-   with best(s) the gain recorded so far in the pass.  When T is finite, f is
+   with best(s) the gain recorded so far in the pass and ``newton_split.record_bar``
+   the bar of a gain's cell on the node's tie grid (a gain <= it is in that cell or
+   lower).  When T is finite, f is
    bounded on prefixes of the node's rows (``PREFIXES``: ``quick`` the prefix
    holding 0.9 of the node's key total; ``adaptive`` 1/2, 3/4, ... 63/64 of it
    in turn until the bound gets under T): the seen rows sorted by value rank
@@ -35,28 +37,22 @@ pruning and compaction.  Only the feature scan of a level changes
    rows' polygon (``newton_bounds.items_region``); the gain is convex, so its
    maximum there is at a vertex (``newton_bounds.partition_gain_upper``, with the
    rounding of the scan's right child, which it sums over its own rows).  It has
-   no LB (-inf), which loses next to nothing: a scanned feature's gains end within
-   a tie window of the running best (two for the categorical scan, whose search
-   stops within a window of its own incumbent), and a skipped one's LB is under
-   its UB, under T, so an LB would raise a later T by a tie window at most.
+   no LB (-inf), which loses next to nothing: a scanned feature's best becomes the
+   running best when it is in a higher cell, and a skipped one's LB is under its
+   UB, under T, so an LB would not raise a later T.
 
 **Why the split is the exhaustive engine's, bit for bit.**  The exhaustive scan
-visits every candidate in a fixed order and records one when its gain exceeds
-the running best by more than the tie window.  A candidate that is not
-recorded changes nothing, so removing it leaves every later decision as it was.
-By induction over the features, the pass and the exhaustive scan have the same
-running best before f, and f's candidates are never recorded if f is skipped:
-(a) if UB(f) <= best + tie, every computed gain of f is <= best + tie; (b) if
-UB(f) <= LB(g) for an earlier g of the node (scanned or not), the exhaustive scan's running best
-before f is >= (g's largest computed gain) - tie >= LB(g) - tie >= UB(f) - tie
-(a candidate c not recorded had gain(c) <= running best + tie at its turn, and
-the running best only grows).  Both rest on the bounds holding for the gains
-*as computed*, which ``newton_bounds`` proves, rounding included.  The scanned
+chooses the first candidate, in a fixed order, of the highest cell of the node's
+tie grid (``newton_split``'s "Ties").  Leaving out candidates that are not that
+one changes nothing: the highest cell and its first candidate stay.  A skipped
+feature f holds no such candidate: every computed gain of f is <= UB(f) <= T, so
+f's candidates lie in a cell no higher than (a) that of best, a candidate met
+before f, or (b) that of LB(g) for an earlier g of the node (scanned or not), at
+most the computed gain of one of g's candidates, also met before f; either way
+the earlier candidate wins.  Both rest on the bounds holding for the gains *as
+computed*, which ``newton_bounds`` proves, rounding included.  The scanned
 features are scanned by the exhaustive code on the same level sums, so the
 returned split (feature, values, default side, gain) is the exhaustive one.
-Removing a candidate that *is* a record can change which of a chain of near-ties
-wins, so a bound that only says "below the best by less than a tie" never
-prunes; a feature's bound must clear the running best, as above.
 
 The scan's order is XGBoost's (a lower feature index wins ties), so features
 are bounded in index order, not best first: a feature before the best one is
@@ -83,7 +79,7 @@ from .newton_categorical import in_set, max_categories, new_category_sets, scan_
 from .newton_grow import (_new_tree, bind_globals, compact, draw_features, level_stats, prune,
                           record_split)
 from .newton_split import (KRT_EPS, Rows, make_best, make_running, may_exceed_of,
-                           scan_feature)
+                           record_bar, scan_feature)
 
 LEAF = -1
 #: each method's prefixes, as shares of a node's key total, assessed in turn
@@ -318,7 +314,7 @@ def _search_level(cols, rows, level, scanned, allowed, search, params, sets):
     ``search.assessments``.
 
     Feature j is bounded in slot s only when the threshold it must get under,
-    max(best + tie, earlier LB), is finite, on the prefixes of the method in turn
+    ``record_bar`` of max(best, earlier LB), is finite, on the prefixes of the method in turn
     (each bound abandoned as soon as one candidate's UB passes the threshold), and
     scanned unless one prefix's UB is under it.  The unseen rows' polygons are
     computed once per slot and prefix.
@@ -355,7 +351,7 @@ def _search_level(cols, rows, level, scanned, allowed, search, params, sets):
             n = level.n_rows[s]
             if not splittable[s]:
                 continue
-            cap = max(best.gain[s] + level.tie[s], earlier[s])
+            cap = record_bar(max(best.gain[s], earlier[s]), level.tie[s])
             seen = 0
             scan[s] = True
             if cap > -np.inf:

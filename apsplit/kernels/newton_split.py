@@ -59,19 +59,24 @@ candidates, so it is skipped there when the forward pass ran.  The cost is
 one walk over the column's stored entries and one or two passes over the gathered
 ones per level, whatever the number of open nodes: O(entries) per level, linear in n.
 
-Ties.  A candidate replaces a node's best only when its gain exceeds the best
-by more than the node's tie window ``Level.tie`` = 1e-10 (sum_i |g_i|)^2 /
-(H + lambda), a scale of the node's gains: gains equal in exact arithmetic
-but computed from sums taken in another order (a few ulps apart) are then
-ties, and the first candidate in XGBoost's order wins, which makes
-XGBoost's tie rule (a lower feature index wins; in a feature only a strictly
-larger gain replaces, ``NeedReplace``) deterministic here.  The grower
-applies the rule to each feature's candidates, then to the features' bests in
-index order (``newton_parallel``: the same tree for any number of threads), so
-the chosen gain is within two windows of the optimum.  XGBoost compares gains in float32
-(relative precision ~6e-8 of the children's scores); candidates whose gains
-differ by less than that but more than the window can be chosen differently
-(apsplit keeps the larger).
+Ties.  Gains are compared on a grid: the *cell* of a node's gain is floor(gain / w)
+with w the node's tie window ``Level.tie`` = 1e-10 (sum_i |g_i|)^2 / (H + lambda), a
+scale of its gains (``tie_cell``; a quotient that overflows is the highest cell).
+A candidate replaces a node's best only when its
+cell is higher (``beats``), so the chosen split is the first candidate, in XGBoost's
+order, of the highest cell: within w of the optimum, and the first of the candidates
+whose gains are equal in exact arithmetic but computed from sums taken in other
+orders (a few ulps apart; unless they straddle a cell's edge, a measure-zero event).
+This makes XGBoost's tie rule (a lower feature index wins; in a feature only a
+strictly larger gain replaces, ``NeedReplace``) deterministic here.  "The first of
+the highest cell" does not depend on how the candidates are grouped: a feature's
+best, then the features' bests in index order (``newton_parallel``, any number of
+threads), or every candidate in one sequence, choose the same split; and a
+candidate proven to lie in a lower cell than another one's, or in the same cell
+after it, can be left out without changing the choice (the finders' and the
+blocks' pruning).  XGBoost compares gains in float32 (relative precision ~6e-8 of
+the children's scores); candidates whose gains differ by less than that but lie in
+different cells can be chosen differently (apsplit keeps the higher cell).
 
 The criterion is a parameter: ``scan_feature`` takes the child score as a
 jitted function ``score(G, H, params)``; numba compiles one specialisation
@@ -99,6 +104,7 @@ from .unsigned import u
 
 KRT_EPS = 1e-6       # XGBoost's kRtEps: a split must gain more than this
 TIE_WINDOW = 1e-10   # relative tie window of the gains (see the module docstring)
+_CELL_MARGIN = 2.0 ** -45  # ``record_bar``'s margin below a cell's edge, relative
 
 
 class Params(NamedTuple):
@@ -237,6 +243,32 @@ def newton_score(G, H, params):
     return -(2.0 * G * w + (H + params.reg_lambda) * w * w + 2.0 * params.reg_alpha * abs(w))
 
 
+@njit(cache=True, inline='always')
+def tie_cell(gain, tie):
+    """The cell of ``gain`` on its node's tie grid: floor(gain / tie) (the module
+    docstring); the gain itself when tie is 0 (a node whose rows have no gradient)."""
+    return np.floor(gain / tie) if tie > 0.0 else gain
+
+
+@njit(cache=True, inline='always')
+def beats(gain, best, tie):
+    """``gain`` replaces ``best`` (-inf: none yet): it is finite and in a higher cell."""
+    return tie_cell(gain, tie) > tie_cell(best, tie) and gain < np.inf
+
+
+@njit(cache=True, inline='always')
+def record_bar(best, tie):
+    """A bar no gain that replaces ``best`` stays under: a gain <= it is in best's cell or
+    lower.  The upper edge e of best's cell times tie, less 2^-45 max(1, |e|) cells.
+    Proof sketch: gain <= bar gives gain / tie <= e - (2^-45 - 3 ulps) max(1, |e|)
+    (the bar's two roundings), below the float before e, so the computed quotient is
+    below e and its floor at most e - 1, best's cell."""
+    if not tie > 0.0:
+        return best
+    edge = np.floor(best / tie) + 1.0
+    return (edge - _CELL_MARGIN * max(1.0, abs(edge))) * tie
+
+
 # the relative slack of ``newton_may_exceed``: far above the few ulps (1e-15) of rounding it
 # must cover, far below any gain difference the scan decides on
 EXCEED_SLACK = 1e-12
@@ -348,8 +380,8 @@ def split_gain(level, s, G, H, n_pos, params, score):
 
 @njit(cache=True, inline='always')
 def _record(best, level, s, gain, f, default_left, left_value, right_value):
-    """Keep the candidate if it beats slot ``s``'s best by more than the tie window."""
-    if gain > best.gain[s] + level.tie[s] and gain < np.inf:
+    """Keep the candidate if it ``beats`` slot ``s``'s best."""
+    if beats(gain, best.gain[s], level.tie[s]):
         best.gain[s] = gain
         best.feature[s] = f
         best.default_left[s] = default_left
@@ -446,9 +478,9 @@ def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
     a product of flags, not a branch per test (on continuous columns with repeated
     values, ``v != last`` is a coin flip).  ``may_exceed`` (the criterion's cheap test,
     no division; its ``limit`` computed once per best) lets through every candidate
-    whose gain, as computed, can beat the best by more than the tie window; only those
-    have their gain computed, as ``side_gain`` computes it, and are recorded by
-    ``_record``'s rule.  For a criterion whose test can refuse, without alpha, the
+    whose gain, as computed, can exceed ``record_bar`` of the best; only those have
+    their gain computed, as ``side_gain`` computes it, and are recorded by ``_record``'s
+    rule.  For a criterion whose test can refuse, without alpha, the
     entries come in blocks of ``BLOCK``, and a block that ``_block_may_exceed`` refuses
     only adds its entries to the sums, in order.  The sums at the end go to ``run``'s
     slot s."""
@@ -456,8 +488,8 @@ def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
     entry_grad, entry_hess, entry_value = run.entry_grad, run.entry_hess, run.entry_value
     node_grad, node_hess, node_pos = level.grad[s], level.hess[s], level.n_pos[s]
     node_score, tie, mcw = level.score[s], level.tie[s], params.min_child_weight
-    bar = best.gain[s] + tie
-    limit = exceed_limit(bar, node_score)
+    top = best.gain[s]
+    limit = exceed_limit(record_bar(top, tie), node_score)
     G = H = 0.0
     n_pos = 0
     last = 0.0
@@ -498,9 +530,9 @@ def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
                          & (H >= mcw) & (H_other >= mcw))
             if candidate & may_exceed(G, H, G_other, H_other, limit, params):
                 gain = score(G, H, params) + score(G_other, H_other, params) - node_score
-                if gain > bar and gain < np.inf:
-                    bar = gain + tie
-                    limit = exceed_limit(bar, node_score)
+                if beats(gain, top, tie):
+                    top = gain
+                    limit = exceed_limit(record_bar(top, tie), node_score)
                     recorded = True
                     best_gain, best_last, best_value = gain, last, v
             h = entry_hess[e]

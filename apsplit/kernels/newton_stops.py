@@ -2,7 +2,9 @@
 
 A node of n rows in weight order (``newton_search``'s order: decreasing key,
 ties by row) has the exhaustive optimum best* (the gain the exhaustive scan
-records, -inf if it records none) and tie window t; let cap* = best* + t.
+records, -inf if it records none) and tie window t; let cap* =
+``newton_split.record_bar(best*, t)``, the bar of best*'s cell of the tie grid
+(no gain above it is in a lower cell).
 For a candidate feature k and a prefix length m (0 <= m < n), UB_k(m) is the
 upper bound ``newton_search``'s finders compute on k's gains from the first m
 rows (its ``feature_bounds``, with ``newton_bounds``' polygon of the other
@@ -18,13 +20,12 @@ h > 0, or H below twice min_child_weight less the rounding slack).
 that many** (``newton_search``'s quick and adaptive; any choice of prefixes).
 Such a finder returns the exhaustive split, so it scans k* on all n rows.  It
 skips another feature k only on a prefix m < n with UB_k(m) <= cap, where cap
-= max(best + t, LB(g) for earlier features g), best being its running best,
-and then counts m assessments of k (n if k is scanned).  Now cap <= cap*:
-best <= best* (the running best only grows, to best*), so fl(best + t) <=
-fl(best* + t); and LB(g) is at most the computed gain of one of g's admissible
-candidates, which is <= cap* (a candidate not recorded had gain <= running
-best + t <= cap*; one recorded has gain = a running best <= best*); this
-assumes no computed gain overflows to +inf (never recorded).  When cap* = -inf
+= record_bar(max(best, LB(g) for earlier features g), t), best being its
+running best, and then counts m assessments of k (n if k is scanned).  Now cap
+<= cap*: ``record_bar`` only grows with its argument's cell; best's cell is at
+most best*'s (best* is in the highest cell), and so is LB(g)'s, LB(g) being at
+most the computed gain of one of g's admissible candidates; this assumes no
+computed gain overflows to +inf (never recorded).  When cap* = -inf
 so is cap, and the finder bounds nothing.  Hence UB_k(m) <= cap*, i.e. m >=
 stop(k), for the very prefix m the finder counted.
 
@@ -68,7 +69,8 @@ from . import newton_bounds, newton_grow, newton_search, newton_split
 from .newton_bounds import Parent, parent_slack, unseen_region
 from .newton_grow import bind_globals, level_stats
 from .newton_search import Prefix, _upper_both, bind_feature_bounds, make_slots
-from .newton_split import Rows, make_best, make_running, may_exceed_of, scan_feature
+from .newton_split import (Rows, make_best, make_running, may_exceed_of, record_bar,
+                           scan_feature)
 
 _SOURCE_TAG = hashlib.sha1(b"".join(Path(m.__file__).read_bytes() for m in (
     newton_split, newton_grow, newton_bounds, newton_search))).hexdigest()[:12]
@@ -149,7 +151,7 @@ def _node_stops(cols, codes, gh, active, order, features, params):
     if best.feature[0] < 0:
         return NodeStops(stops, -1, -np.inf, n)
     best_position = np.searchsorted(features, best.feature[0])
-    cap = best.gain[0] + level.tie[0]
+    cap = record_bar(best.gain[0], level.tie[0])
     parent = Parent(level.grad[0], level.hess[0], level.score[0], slots.abs_grad[0],
                     slack_G, slack_H)
     pending = np.ones(F, np.bool_)
