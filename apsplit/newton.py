@@ -78,6 +78,7 @@ DEFAULT_WEIGHT_ORDER = "abs_grad_plus_hess"   # measured: docs/gradient-boosting
 #: NewtonData's default: features of few values present in at least this share of the rows
 #: are searched from histograms (measured: docs/gradient-boosting.md)
 HISTOGRAM_DENSITY = 0.5
+COARSE_DENSITY = 0.5  # a coarse feature is present in at least this share of the rows
 
 
 @dataclass(frozen=True)
@@ -246,6 +247,16 @@ class NewtonData:
         (``kernels.newton_indicator``: the same trees as the column scan, faster);
         False: it scans its column.
 
+    coarse_bins : int in [1, 255], or None
+        A numeric feature that is no histogram or indicator feature, with more than
+        this many distinct present values and present in at least half the rows
+        (``COARSE_DENSITY``), also gets at most this many coarse bins of consecutive
+        values (``coarse_codes``, n_rows x F_coarse uint8), and a level of few nodes
+        searches it from per-node coarse histograms, refining by its sorted column only
+        the bins where a bound says the chosen split can lie (``kernels.newton_coarse``:
+        the same trees as the column scan, faster on dense continuous columns); None: it
+        always scans its column.
+
     Each feature's present entries are sorted by value once (row ids in value
     order, ties by row), so that a level of a tree costs one pass over each
     column; sparse input keeps only its stored entries.  The histogram features'
@@ -259,10 +270,15 @@ class NewtonData:
     """
 
     def __init__(self, X, categorical=None, histogram_density=HISTOGRAM_DENSITY, n_threads=1,
-                 indicators=True):
+                 indicators=True, coarse_bins=newton_hist.MAX_BINS):
         n_threads = check_threads(n_threads)
         if not isinstance(indicators, (bool, np.bool_)):
             raise TypeError(f"indicators must be True or False, got {indicators!r}")
+        if coarse_bins is not None and not (
+                isinstance(coarse_bins, (int, np.integer)) and not isinstance(coarse_bins, bool)
+                and 1 <= coarse_bins <= newton_hist.MAX_BINS):
+            raise ValueError(f"coarse_bins must be None or an integer in [1, "
+                             f"{newton_hist.MAX_BINS}], got {coarse_bins!r}")
         if sp.issparse(X):
             csc = sp.csc_matrix(X, dtype=np.float64, copy=True)
             csc.sum_duplicates()  # row indices ascending within each column
@@ -307,8 +323,10 @@ class NewtonData:
         # 0.0 and -0.0 are one value to the scan but two floats: a feature holding both keeps
         # the column scan, which reports the float of the rows it meets
         mixed_zeros = self._mixed_zeros()
-        self._histogram_features(_check_density(histogram_density), mixed_zeros)
+        density = _check_density(histogram_density)
+        self._histogram_features(density, mixed_zeros)
         self._indicator_features(constant & ~mixed_zeros, indicators)
+        self._coarse_features(coarse_bins, mixed_zeros)
         self._columns = self._kernel_columns()
         self._ranks = None
 
@@ -316,7 +334,8 @@ class NewtonData:
         return Columns(self.indptr, self.rows, self.values, self.forward, self.categorical,
                        self.hist_index, self.hist_codes, self.hist_start, self.hist_values,
                        self.indicator_index, self.indicator_value, self.indicator_indptr,
-                       self.indicator_entries)
+                       self.indicator_entries, self.coarse_index, self.coarse_codes,
+                       self.coarse_start, self.coarse_entry)
 
     def _entry_features(self):
         """The feature of every stored entry (the columns' layout)."""
@@ -361,6 +380,41 @@ class NewtonData:
             lo, hi = self.indptr[f], self.indptr[f + 1]
             self.hist_codes[self.rows[lo:hi], j] = rank[lo:hi]
 
+    def _coarse_features(self, n_bins, mixed_zeros):
+        """Choose the coarse features (``coarse_bins``) and bin them: ``coarse_index`` (feature ->
+        column of ``coarse_codes``, -1: none), ``coarse_codes`` (bin of every row, the
+        missing code after the feature's bins), ``coarse_start`` (column j's bins are
+        coarse_start[j]:coarse_start[j + 1]) and ``coarse_entry`` (each bin's first entry
+        in ``rows``/``values``; a bin's entries run to the next bin's first, the last
+        bin's to the column's end).  A bin holds whole values, the next bin starting at
+        the first value at or past k / n_bins of the column's entries."""
+        K, n = self.n_features, self.n_rows
+        new, rank, col = self._distinct()
+        n_distinct = np.bincount(col[new], minlength=K)
+        chosen = np.zeros(K, bool) if n_bins is None else (
+            ~self.categorical & ~mixed_zeros & (self.hist_index < 0)
+            & (self.indicator_index < 0) & (n_distinct > n_bins)
+            & (self.n_present >= COARSE_DENSITY * n))
+        features = np.flatnonzero(chosen)
+        self.coarse_index = np.full(K, -1, np.int64)
+        self.coarse_index[features] = np.arange(features.size)
+        self.coarse_codes = np.empty((n, features.size), np.uint8)
+        starts, entries = [np.zeros(1, np.int64)], []
+        for j, f in enumerate(features):
+            lo, hi = self.indptr[f], self.indptr[f + 1]
+            value_start = np.flatnonzero(new[lo:hi])  # each distinct value's first entry
+            targets = np.arange(1, n_bins) * (hi - lo) // n_bins
+            first = np.unique(np.concatenate(
+                [[0], value_start[np.minimum(np.searchsorted(value_start, targets),
+                                             value_start.size - 1)]]))
+            self.coarse_codes[:, j] = first.size  # the missing code, after the bins
+            code = np.searchsorted(first, np.arange(hi - lo), side="right") - 1
+            self.coarse_codes[self.rows[lo:hi], j] = code
+            starts.append(np.array([first.size]))
+            entries.append(lo + first)
+        self.coarse_start = np.cumsum(np.concatenate(starts)).astype(np.int64)
+        self.coarse_entry = np.concatenate(entries + [np.zeros(0, np.int64)]).astype(np.int64)
+
     def _mixed_zeros(self):
         """Per feature: it holds both 0.0 and -0.0."""
         K = self.n_features
@@ -394,6 +448,11 @@ class NewtonData:
     def indicator_features(self):
         """The indicator features (``indicators``), ascending."""
         return np.flatnonzero(self.indicator_index >= 0)
+
+    @property
+    def coarse_features(self):
+        """The features with coarse bins (``coarse``), ascending."""
+        return np.flatnonzero(self.coarse_index >= 0)
 
     @property
     def histogram_features(self):

@@ -240,7 +240,8 @@ def _two_levels(h_values, seed=0, n=400):
         return level
 
     features = data.histogram_features
-    parent_bins = newton_hist.accumulate(cols, gh, by_slot(parent_pos, 2), features, 1,
+    parent_bins = newton_hist.accumulate(newton_hist.hist_codes(cols), gh,
+                                         by_slot(parent_pos, 2), features, 1,
                                          newton_hist.summed_where(np.ones(2, bool)))
     return (cols, gh, features, by_slot(child_pos, 4), parent_bins, sums(parent_pos, 2),
             sums(child_pos, 4))
@@ -255,8 +256,8 @@ def test_a_larger_child_is_its_parent_minus_its_sibling():
                                          level, 1.0, np.ones(4, bool))
     larger = [int(level.n_rows[2 * p + 1] >= level.n_rows[2 * p]) + 2 * p for p in range(2)]
     assert list(np.flatnonzero(siblings.derived)) == larger
-    derived = newton_hist.accumulate(cols, gh, rows, features, 1, siblings)
-    summed = newton_hist.accumulate(cols, gh, rows, features, 1,
+    derived = newton_hist.accumulate(newton_hist.hist_codes(cols), gh, rows, features, 1, siblings)
+    summed = newton_hist.accumulate(newton_hist.hist_codes(cols), gh, rows, features, 1,
                                     newton_hist.summed_where(np.ones(4, bool)))
     np.testing.assert_array_equal(derived.counts, summed.counts)
     assert np.all(derived.sums[derived.counts[..., newton_hist.N_ROWS] == 0] == 0.0)
@@ -286,17 +287,17 @@ def test_a_derived_slot_near_min_child_weight_is_summed_from_its_rows():
     siblings = newton_hist.pair_siblings(parent_bins, np.array([0, 2]), parent_level,
                                          level, 1.0, np.ones(4, bool))
     t = int(np.flatnonzero(siblings.derived)[0])
-    summed = newton_hist.accumulate(cols, gh, rows, features, 1,
+    summed = newton_hist.accumulate(newton_hist.hist_codes(cols), gh, rows, features, 1,
                                     newton_hist.summed_where(np.ones(4, bool)))
     first = np.flatnonzero(summed.counts[t, :, newton_hist.N_ROWS] > 0)[0]
     mcw = summed.sums[t, first, newton_hist.HESS]
     params = NewtonParams(min_child_weight=mcw).kernel_params(gh.shape[0], 3)
     scan = newton_grow.grow_newton.py_func.__globals__["scan_bins_batch"]
     allowed = np.ones((features.shape[0], 4), np.bool_)
-    probe = newton_hist.accumulate(cols, gh, rows, features, 1, siblings)
+    probe = newton_hist.accumulate(newton_hist.hist_codes(cols), gh, rows, features, 1, siblings)
     scan(cols, probe, features, allowed, level, params, new_batch(features.shape[0], 4))
     assert probe.near[t] and probe.derived[t]
-    resummed = newton_hist.resum_near(cols, gh, rows, probe, 1)
+    resummed = newton_hist.resum_near(newton_hist.hist_codes(cols), gh, rows, probe, 1)
     assert resummed[t] and not probe.derived[t] and not probe.near.any()
     np.testing.assert_array_equal(probe.sums[t], summed.sums[t])
     np.testing.assert_array_equal(probe.counts[t], summed.counts[t])
@@ -310,7 +311,7 @@ def test_a_derived_slot_far_from_min_child_weight_keeps_its_bins():
                                          level, 1.0, np.ones(4, bool))
     params = NewtonParams(min_child_weight=1.0 + 2 ** -20).kernel_params(gh.shape[0], 3)
     scan = newton_grow.grow_newton.py_func.__globals__["scan_bins_batch"]
-    probe = newton_hist.accumulate(cols, gh, rows, features, 1, siblings)
+    probe = newton_hist.accumulate(newton_hist.hist_codes(cols), gh, rows, features, 1, siblings)
     scan(cols, probe, features, np.ones((features.shape[0], 4), np.bool_), level, params,
          new_batch(features.shape[0], 4))
     assert not probe.near.any()
@@ -348,7 +349,7 @@ def test_only_the_wanted_slots_and_the_siblings_they_derive_from_get_bins(wanted
     np.testing.assert_array_equal(siblings.derived, everything.derived & wanted)
     needed = wanted | np.roll(siblings.derived.reshape(2, 2), 1, axis=1).ravel()
     np.testing.assert_array_equal(siblings.summed, needed & ~siblings.derived)
-    got = newton_hist.accumulate(cols, gh, rows, features, 1, siblings)
-    want = newton_hist.accumulate(cols, gh, rows, features, 1, everything)
+    got = newton_hist.accumulate(newton_hist.hist_codes(cols), gh, rows, features, 1, siblings)
+    want = newton_hist.accumulate(newton_hist.hist_codes(cols), gh, rows, features, 1, everything)
     np.testing.assert_array_equal(got.sums[wanted], want.sums[wanted])
     np.testing.assert_array_equal(got.counts[wanted], want.counts[wanted])

@@ -167,7 +167,8 @@ def test_the_parallel_loops_are_parallel():
     open_rows = OpenRows(np.concatenate([np.flatnonzero(position == s) for s in range(m)]),
                          np.array([0, *np.cumsum(np.bincount(position, minlength=m))]))
     summed = newton_hist.summed_where(np.ones(m, np.bool_))
-    bins = newton_hist.accumulate(cols, gh, open_rows, np.array([2, 3]), 2, summed)
+    bins = newton_hist.accumulate(newton_hist.hist_codes(cols), gh, open_rows,
+                                  np.array([2, 3]), 2, summed)
     bound = newton_grow.grow_newton.py_func.__globals__
     assert _has_parallel_loop(newton_hist._sum_slots, cols, gh, open_rows, summed.summed, bins,
                               2)

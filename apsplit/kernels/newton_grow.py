@@ -76,14 +76,16 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from . import (newton_categorical, newton_hist, newton_indicator, newton_moves, newton_parallel,
-               newton_split)
+from . import (newton_categorical, newton_coarse, newton_hist, newton_indicator, newton_moves,
+               newton_parallel, newton_split)
 from .newton_categorical import (copy_set, max_categories, new_category_sets,
                                  scan_categorical, store_set)
 from .lanes import PRANGE_ONLY
 from .newton_bounds import can_split
-from .newton_hist import (accumulate, chunk_end, column_order_gains, no_bins, pair_siblings,
-                          resum_near, summed_where)
+from .newton_coarse import _scan_chunk, _scan_coarse_batch, _scan_coarse_lane, pays
+from .newton_coarse import column_order_gains as coarse_column_gains
+from .newton_hist import (BinCodes, accumulate, chunk_end, column_order_gains, hist_codes,
+                          no_bins, pair_siblings, resum_near, summed_where)
 from .newton_indicator import level_sums, no_sums, scan_indicator
 from .newton_moves import OpenRows, move_rows, regroup
 from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _scan_lane,
@@ -99,9 +101,11 @@ LEAF = -1
 def split_source_tag(*files):
     """A hash of the source of the kernels the grower calls (``newton_split``,
     ``newton_categorical``, ``newton_hist``, ``newton_indicator``, ``newton_parallel``,
-    ``newton_moves``) and of ``files``: the tag in a cached grower's name (``specialise``)."""
+    ``newton_moves``, ``newton_coarse``) and of ``files``: the tag in a cached grower's name
+    (``specialise``)."""
     paths = (newton_split.__file__, newton_categorical.__file__, newton_hist.__file__,
-             newton_indicator.__file__, newton_parallel.__file__, newton_moves.__file__) + files
+             newton_indicator.__file__, newton_parallel.__file__, newton_moves.__file__,
+             newton_coarse.__file__) + files
     return hashlib.sha1(b"".join(Path(p).read_bytes() for p in paths)).hexdigest()[:12]
 
 
@@ -110,6 +114,7 @@ _SPLIT_SOURCE_TAG = split_source_tag()
 # The criterion of ``_grow`` and its scanners: free names of the templates, bound per
 # criterion by ``specialise`` (placeholders here).
 score = weight = scan_batch = scan_lane = scan_bins_batch = scan_bins_lane = None
+may_exceed = scan_coarse_chunk = None
 
 
 class Tree(NamedTuple):
@@ -288,7 +293,8 @@ def compact_columns(cols, position, features, private):
         indptr[f + 1] = k
     return Columns(indptr, out_rows, out_values, cols.forward, cols.categorical, cols.hist_index,
                    cols.hist_codes, cols.hist_start, cols.hist_values, cols.indicator_index,
-                   cols.indicator_value, cols.indicator_indptr, cols.indicator_entries)
+                   cols.indicator_value, cols.indicator_indptr, cols.indicator_entries,
+                   cols.coarse_index, cols.coarse_codes, cols.coarse_start, cols.coarse_entry)
 
 
 def _grow(cols, gh, root_rows, features, params, draw):
@@ -327,7 +333,16 @@ def _grow(cols, gh, root_rows, features, params, draw):
     in_cols = n_rows  # the rows whose entries ``cols`` holds
     private = False
     hist_index = cols.hist_index
+    hist_source = hist_codes(cols)
     column_features = features[hist_index[features] < 0]  # the others: histograms
+    full_cols = cols  # the columns as built: the coarse bins' entries (``newton_coarse``)
+    coarse_index = cols.coarse_index
+    coarse_source = BinCodes(cols.coarse_codes, coarse_index, cols.coarse_start, True)
+    # coarse histograms need the criterion's cheap test on their bins' boxes (no alpha)
+    coarse_ok = ((coarse_index[features] >= 0).any() and params.reg_alpha == 0.0
+                 and not may_exceed(1.0, 1.0, 1.0, 1.0, 1e99, params))
+    parent_coarse_bins = no_bins()
+    parent_coarse_features = features[:0]
     indicator_index = cols.indicator_index
     use_indicators = (indicator_index[features] >= 0).any()
     sums = no_sums(cols.indicator_value.shape[0])  # the level's indicator sums
@@ -377,13 +392,16 @@ def _grow(cols, gh, root_rows, features, params, draw):
         # features and categorical ones)
         in_histograms = np.zeros(scanned.shape[0], np.bool_)
         is_column = np.zeros(scanned.shape[0], np.bool_)
+        in_coarse = np.zeros(scanned.shape[0], np.bool_)
+        use_coarse = coarse_ok and pays(cols, active.shape[0], m)
         for j in range(scanned.shape[0]):
             if by_node and not node_allowed[j].any():  # no node of the level drew it
                 continue
             f = scanned[j]
             in_histograms[j] = hist_index[f] >= 0
+            in_coarse[j] = use_coarse and coarse_index[f] >= 0
             is_column[j] = hist_index[f] < 0 and not cols.categorical[f] \
-                and indicator_index[f] < 0
+                and indicator_index[f] < 0 and not in_coarse[j]
         one = make_best(m)  # an indicator or categorical feature's best
         one_sets = new_category_sets(level.n_rows, n_categories)
         batch = new_batch(0, m)  # the bests of the column features before batch_stop
@@ -394,6 +412,12 @@ def _grow(cols, gh, root_rows, features, params, draw):
         end = 0  # the histograms of scanned[:end] have been summed and scanned
         hist_batch = new_batch(0, m)  # their features' bests, in order
         hist_row = 0
+        coarse_bins = no_bins()  # the same for the coarse features
+        n_coarse_chunks = 0
+        coarse_end = 0
+        coarse_batch = new_batch(0, m)
+        coarse_row = 0
+        known = np.full(m, -np.inf)  # the largest coarse boundary gain so far
         for j in range(scanned.shape[0]):
             allowed = node_allowed[j] if by_node else splittable
             if by_node and not allowed.any():  # no node of the level drew this feature
@@ -410,16 +434,43 @@ def _grow(cols, gh, root_rows, features, params, draw):
                 merge_row(best, level, batch, row)
                 row += 1
                 continue
+            if in_coarse[j]:
+                if j >= coarse_end:
+                    coarse_end = chunk_end(coarse_source, scanned, in_coarse, j, m)
+                    in_chunk = np.flatnonzero(in_coarse[j:coarse_end]) + j
+                    chunk = scanned[in_chunk]
+                    siblings = summed_where(splittable)
+                    if np.array_equal(parent_coarse_features, chunk):
+                        siblings = pair_siblings(parent_coarse_bins, child_slot, parent_level,
+                                                 level, params.reg_lambda, splittable)
+                    coarse_bins = accumulate(coarse_source, gh, open_rows, chunk,
+                                             params.n_threads, siblings)
+                    n_coarse_chunks += 1
+                    coarse_batch = new_batch(in_chunk.shape[0], m)
+                    chunk_allowed = slots_allowed(node_allowed, in_chunk, splittable, by_node)
+                    known_before = known.copy()
+                    scan_coarse_chunk(full_cols, rows, coarse_bins, known, chunk, chunk_allowed,
+                                      level, params, coarse_batch)
+                    if coarse_bins.near.any():  # derived, a side near min_child_weight
+                        resummed = resum_near(coarse_source, gh, open_rows, coarse_bins,
+                                              params.n_threads)
+                        known[resummed] = known_before[resummed]
+                        scan_coarse_chunk(full_cols, rows, coarse_bins, known, chunk,
+                                          chunk_allowed & resummed, level, params, coarse_batch)
+                    coarse_row = 0
+                merge_row(best, level, coarse_batch, coarse_row)
+                coarse_row += 1
+                continue
             if in_histograms[j]:
                 if j >= end:
-                    end = chunk_end(cols, scanned, in_histograms, j, m)
+                    end = chunk_end(hist_source, scanned, in_histograms, j, m)
                     in_chunk = np.flatnonzero(in_histograms[j:end]) + j
                     chunk = scanned[in_chunk]
                     siblings = summed_where(splittable)
                     if np.array_equal(parent_features, chunk):  # the parent's held these
                         siblings = pair_siblings(parent_bins, child_slot, parent_level, level,
                                                  params.reg_lambda, splittable)
-                    level_bins = accumulate(cols, gh, open_rows, chunk, params.n_threads,
+                    level_bins = accumulate(hist_source, gh, open_rows, chunk, params.n_threads,
                                             siblings)
                     n_chunks += 1
                     hist_batch = new_batch(in_chunk.shape[0], m)
@@ -427,7 +478,8 @@ def _grow(cols, gh, root_rows, features, params, draw):
                     scan_bins_batch(cols, level_bins, chunk, chunk_allowed, level, params,
                                     hist_batch)
                     if level_bins.near.any():  # derived, a side near min_child_weight
-                        resummed = resum_near(cols, gh, open_rows, level_bins, params.n_threads)
+                        resummed = resum_near(hist_source, gh, open_rows, level_bins,
+                                              params.n_threads)
                         scan_bins_batch(cols, level_bins, chunk, chunk_allowed & resummed, level,
                                         params, hist_batch)
                     hist_row = 0
@@ -444,9 +496,15 @@ def _grow(cols, gh, root_rows, features, params, draw):
                 if merge_slot(best, level, one, s):
                     copy_set(sets, one_sets, s)
         column_order_gains(cols, gh, open_rows, level, best, params, score)
+        if n_coarse_chunks > 0:
+            coarse_scanned = np.zeros(n_features, np.bool_)
+            coarse_scanned[scanned[in_coarse]] = True
+            coarse_column_gains(cols, position, gh, level, best, coarse_scanned, params, score)
         parent_level = level
         parent_bins = level_bins
         parent_features = level_bins.features if n_chunks == 1 else features[:0]
+        parent_coarse_bins = coarse_bins
+        parent_coarse_features = coarse_bins.features if n_coarse_chunks == 1 else features[:0]
         child_slot = np.full(m, -1, np.int64)  # the left child's slot; the right one's is next
         n_split = 0
         for s in range(m):
@@ -584,6 +642,12 @@ def specialise(score, weight, name, cache=False):
                                            names)
     names["scan_bins_batch"] = bind_globals(_scan_bins_batch, f"scan_bins_batch_{name}", cache,
                                             names, parallel=True)
+    names["scan_coarse_lane"] = bind_globals(_scan_coarse_lane, f"scan_coarse_lane_{name}", cache,
+                                             names)
+    names["scan_coarse_batch"] = bind_globals(_scan_coarse_batch, f"scan_coarse_batch_{name}",
+                                              cache, names, parallel=True)
+    names["scan_coarse_chunk"] = bind_globals(_scan_chunk, f"scan_coarse_chunk_{name}", cache,
+                                              names)
     return bind_globals(_grow, f"grow_{name}", cache, names)
 
 

@@ -105,18 +105,39 @@ from .unsigned import u
 MAX_BINS = 255   # distinct present values of a histogram feature; code 255 at most = missing
 GRAD, HESS = 0, 1      # a bin's sums (``LevelBins.sums``)
 N_ROWS, N_ZERO = 0, 1  # a bin's counts (``LevelBins.counts``): rows, rows of h = 0
-BIN_BYTES = 24         # two float64 sums, two int32 counts
+BIN_BYTES = 24         # two float64 sums, two int32 counts (+ 8 with a spread)
 BIN_BUDGET = 4 << 20  # bytes of a level's histograms at a time (``chunk_end``; measured)
+
+
+class BinCodes(NamedTuple):
+    """Where a level's histograms find their rows' bins: feature f's bin of row r is
+    ``codes[r, index[f]]`` (``index[f]`` = j >= 0), one of ``start[j + 1] - start[j]``
+    bins, the missing code after them; ``with_spread``: the bins also sum |g|
+    (``LevelBins.spread``).  The histogram features' (``hist_codes``) or the coarse
+    features' (``newton_coarse``)."""
+
+    codes: np.ndarray      # (n, F) uint8
+    index: np.ndarray      # (K,) int64
+    start: np.ndarray      # (F + 1,) int64
+    with_spread: bool
+
+
+@njit(cache=True)
+def hist_codes(cols):
+    """The histogram features' ``BinCodes``: one bin per distinct value, no spread."""
+    return BinCodes(cols.hist_codes, cols.hist_index, cols.hist_start, False)
 
 
 class LevelBins(NamedTuple):
     """The histograms of a level: ``sums[slot, offset[k] + code]`` and ``counts[...]``
     for the k-th feature of ``features`` (its bins, then the missing code's).  Two
     arrays, not one of four float64 channels: 24 bytes a bin instead of 32 (satimage's
-    fit 0.95-0.98x, measured)."""
+    fit 0.95-0.98x, measured); a third, ``spread``, only where the scan bounds a bin's
+    inside (``BinCodes.with_spread``)."""
 
     sums: np.ndarray       # (m, offset[-1], 2) float64: G, H
     counts: np.ndarray     # (m, offset[-1], 2) int32: rows, rows of h = 0 (< 2**31)
+    spread: np.ndarray     # (m, offset[-1]) float64: sum of |g|; (m, 0) without
     features: np.ndarray   # the level's histogram features summed (a chunk), ascending
     offset: np.ndarray     # where each one's bins start; offset[-1]: bins of the level
     place: np.ndarray      # place[f]: k of feature f in ``features`` (-1: not accumulated)
@@ -126,18 +147,19 @@ class LevelBins(NamedTuple):
 
 
 @njit(cache=True)
-def chunk_end(cols, features, in_histograms, start, m):
+def chunk_end(source, features, in_histograms, start, m):
     """The end of the chunk of ``features`` from ``start`` (a histogram feature) whose
-    histogram features' bins, for ``m`` slots, fit in ``BIN_BUDGET`` bytes (one feature
-    at least): a level accumulates and scans its histogram features chunk by chunk, in
-    feature order, so that its histograms stay within the budget."""
+    histogram features' bins (``source``'s), for ``m`` slots, fit in ``BIN_BUDGET``
+    bytes (one feature at least): a level accumulates and scans its histogram features
+    chunk by chunk, in feature order, so that its histograms stay within the budget."""
     n_bins = 0
     end = start
+    bin_bytes = BIN_BYTES + 8 * source.with_spread
     while end < features.shape[0]:
         if in_histograms[end]:
-            j = cols.hist_index[features[end]]
-            more = cols.hist_start[j + 1] - cols.hist_start[j] + 1
-            if end > start and m * (n_bins + more) * BIN_BYTES > BIN_BUDGET:
+            j = source.index[features[end]]
+            more = source.start[j + 1] - source.start[j] + 1
+            if end > start and m * (n_bins + more) * bin_bytes > BIN_BUDGET:
                 break
             n_bins += more
         end += 1
@@ -145,22 +167,24 @@ def chunk_end(cols, features, in_histograms, start, m):
 
 
 @njit(cache=True)
-def _sum_share(cols, gh, open_rows, chosen, level_bins, first, last):
+def _sum_share(source, gh, open_rows, chosen, level_bins, first, last):
     """Add the rows of every ``chosen`` slot (``newton_moves.OpenRows``), in order, to
-    the slot's bins of the features ``first:last`` of ``level_bins``.
+    the slot's bins (``source``'s codes) of the features ``first:last`` of ``level_bins``.
 
     The bins are read as one flat array each, (slot x bins of the level + bin) x 2 +
     channel, every subscript unsigned: a 3-d subscript multiplies by the arrays' run-time
     strides and tests signs, about half of a loop of a few instructions per entry."""
-    codes, rows, start, offset = cols.hist_codes, open_rows.rows, open_rows.start, \
+    codes, rows, start, offset = source.codes, open_rows.rows, open_rows.start, \
         level_bins.offset
     sums = level_bins.sums.reshape(-1)
     counts = level_bins.counts.reshape(-1)
+    spread = level_bins.spread.reshape(-1)
+    with_spread = source.with_spread
     n_level = offset[-1]
     columns = np.empty(last, np.int64)
     every = True
     for k in range(first, last):
-        columns[k] = cols.hist_index[level_bins.features[k]]
+        columns[k] = source.index[level_bins.features[k]]
         every = every and columns[k] == k
     for s in range(chosen.shape[0]):
         if not chosen[s]:
@@ -172,26 +196,29 @@ def _sum_share(cols, gh, open_rows, chosen, level_bins, first, last):
             h = gh[r, 1]
             for k in range(first, last):
                 # every: column k is k, one load less per entry (2-5% of a fit, satimage)
-                b = u(2 * (slot + offset[u(k)] + codes[r, u(k if every else columns[u(k)])]))
+                at = u(slot + offset[u(k)] + codes[r, u(k if every else columns[u(k)])])
+                b = u(2 * at)
                 sums[b] += g
                 sums[b + u(HESS)] += h
                 counts[b] += 1
+                if with_spread:
+                    spread[at] += abs(g)
             if not h > 0.0:
                 for k in range(first, last):
                     counts[u(2 * (slot + offset[u(k)] + codes[r, u(columns[u(k)])]) + N_ZERO)] += 1
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
-def _sum_slots(cols, gh, open_rows, chosen, level_bins, lanes):
+def _sum_slots(source, gh, open_rows, chosen, level_bins, lanes):
     """``_sum_share`` of every feature, in ``lanes`` contiguous shares of the features, one
     a thread (a bin is summed by one thread, in row order: the same sums for any count)."""
     k_count = level_bins.features.shape[0]
     if lanes == 1:
-        _sum_share(cols, gh, open_rows, chosen, level_bins, np.int64(0), k_count)
+        _sum_share(source, gh, open_rows, chosen, level_bins, np.int64(0), k_count)
         return
     for lane in prange(lanes):
         share = np.int64(lane)  # prange's index is unsigned: cast, or the callee compiles twice
-        _sum_share(cols, gh, open_rows, chosen, level_bins, share * k_count // lanes,
+        _sum_share(source, gh, open_rows, chosen, level_bins, share * k_count // lanes,
                    (share + 1) * k_count // lanes)
 
 
@@ -206,10 +233,11 @@ class Siblings(NamedTuple):
     summed: np.ndarray         # (m,) bool
     derived: np.ndarray        # (m,) bool
     parent: np.ndarray         # (m,) the parent's slot in the parent's arrays
-    # the previous level's LevelBins' two arrays (the same features), not the tuple:
+    # the previous level's LevelBins' arrays (the same features), not the tuple:
     # numba's parallel lowering refuses a tuple nested in a tuple passed into a prange
     parent_sums: np.ndarray    # the previous level's ``LevelBins.sums``
-    parent_counts: np.ndarray  # and ``LevelBins.counts``
+    parent_counts: np.ndarray  # ``LevelBins.counts``
+    parent_spread: np.ndarray  # and ``LevelBins.spread``
 
 
 @njit(cache=True)
@@ -218,13 +246,13 @@ def summed_where(wanted):
     m = wanted.shape[0]
     none = no_bins()
     return Siblings(wanted.copy(), np.zeros(m, np.bool_), np.zeros(m, np.int64), none.sums,
-                    none.counts)
+                    none.counts, none.spread)
 
 
 @njit(cache=True)
 def no_bins():
     """A ``LevelBins`` of no slot and no feature (a level before any histogram)."""
-    return LevelBins(np.zeros((0, 0, 2)), np.zeros((0, 0, 2), np.int32),
+    return LevelBins(np.zeros((0, 0, 2)), np.zeros((0, 0, 2), np.int32), np.zeros((0, 0)),
                      np.zeros(0, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int64),
                      np.zeros(0, np.bool_), np.zeros(0, np.bool_))
 
@@ -260,21 +288,23 @@ def pair_siblings(parent_bins, child_slot, parent_level, level, reg_lambda, want
             derived[t] = True
             summed[t] = False
             summed[t ^ 1] = True
-    return Siblings(summed, derived, parent, parent_bins.sums, parent_bins.counts)
+    return Siblings(summed, derived, parent, parent_bins.sums, parent_bins.counts,
+                    parent_bins.spread)
 
 
 @njit(cache=True)
-def _derive_share(sums, counts, siblings, offset, first, last):
+def _derive_share(level_bins, siblings, first, last):
     """Derive the bins of the features ``first:last`` of every derived slot: its parent's
     minus its sibling's, a bin of no row exactly zero (counts are exact; a bin's sums
     would otherwise keep the rounding of the parent's).  No branch per bin."""
     derived, parent = siblings.derived, siblings.parent
     # flat bins (``_sum_share``): the parent's level has the same features, so the same
     # bins per slot
-    sums, counts = sums.reshape(-1), counts.reshape(-1)
+    sums, counts = level_bins.sums.reshape(-1), level_bins.counts.reshape(-1)
     parent_sums = siblings.parent_sums.reshape(-1)
     parent_counts = siblings.parent_counts.reshape(-1)
-    n_level = offset[-1]
+    n_level = level_bins.offset[-1]
+    offset = level_bins.offset
     for t in range(derived.shape[0]):
         if not derived[t]:
             continue
@@ -288,6 +318,12 @@ def _derive_share(sums, counts, siblings, offset, first, last):
             for c in range(2):
                 difference = parent_sums[u(there + i + c)] - sums[u(other + i + c)]
                 sums[u(here + i + c)] = 0.0 if empty else difference
+        if level_bins.spread.shape[1] == 0:
+            continue
+        spread, parent_spread = level_bins.spread.reshape(-1), siblings.parent_spread.reshape(-1)
+        for i in range(offset[first], offset[last]):
+            difference = parent_spread[u(there // 2 + i)] - spread[u(other // 2 + i)]
+            spread[u(here // 2 + i)] = 0.0 if counts[u(here + 2 * i)] == 0 else difference
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
@@ -295,49 +331,51 @@ def _derive_slots(level_bins, siblings, lanes):
     """``_derive_share`` of every feature, in ``lanes`` contiguous shares of the features."""
     k_count = level_bins.features.shape[0]
     if lanes == 1:
-        _derive_share(level_bins.sums, level_bins.counts, siblings, level_bins.offset,
-                      np.int64(0), k_count)
+        _derive_share(level_bins, siblings, np.int64(0), k_count)
         return
     for lane in prange(lanes):
         share = np.int64(lane)
-        _derive_share(level_bins.sums, level_bins.counts, siblings, level_bins.offset,
-                      share * k_count // lanes, (share + 1) * k_count // lanes)
+        _derive_share(level_bins, siblings, share * k_count // lanes,
+                      (share + 1) * k_count // lanes)
 
 
 @njit(cache=True)
-def accumulate(cols, gh, open_rows, features, n_threads, siblings):
+def accumulate(source, gh, open_rows, features, n_threads, siblings):
     """The ``LevelBins`` of the level's slots (``siblings``: which are summed, which
-    derived, which have none) for the histogram ``features`` (ascending): every row of a
-    summed slot (``open_rows``) added to its slot's bin of its code, in row order, then
-    the derived slots' bins as their parent's minus their sibling's.  The bins of a slot
-    with none are left unwritten: nothing reads them."""
+    derived, which have none) for the ``features`` (ascending) of ``source``
+    (``BinCodes``): every row of a summed slot (``open_rows``) added to its slot's bin of
+    its code, in row order, then the derived slots' bins as their parent's minus their
+    sibling's.  The bins of a slot with none are left unwritten: nothing reads them."""
     m = siblings.summed.shape[0]
     k_count = features.shape[0]
     offset = np.zeros(k_count + 1, np.int64)
-    place = np.full(cols.hist_index.shape[0], -1, np.int64)
+    place = np.full(source.index.shape[0], -1, np.int64)
     for k in range(k_count):
-        j = cols.hist_index[features[k]]
+        j = source.index[features[k]]
         place[features[k]] = k
-        offset[k + 1] = offset[k] + cols.hist_start[j + 1] - cols.hist_start[j] + 1
+        offset[k + 1] = offset[k] + source.start[j + 1] - source.start[j] + 1
     # a derived slot's bins are all written by _derive_share: only the summed are zeroed
     level_bins = LevelBins(np.empty((m, offset[k_count], 2)),
-                           np.empty((m, offset[k_count], 2), np.int32), features, offset, place,
-                           siblings.derived.copy(), np.zeros(m, np.bool_))
+                           np.empty((m, offset[k_count], 2), np.int32),
+                           np.empty((m, offset[k_count] if source.with_spread else 0)),
+                           features, offset, place, siblings.derived.copy(),
+                           np.zeros(m, np.bool_))
     for t in range(m):
         if siblings.summed[t]:
             level_bins.sums[t] = 0.0
             level_bins.counts[t] = 0
+            level_bins.spread[t] = 0.0
     if k_count == 0:
         return level_bins
     lanes = lane_count(n_threads, k_count, open_rows.rows.shape[0] * k_count)
-    _sum_slots(cols, gh, open_rows, siblings.summed, level_bins, lanes)
+    _sum_slots(source, gh, open_rows, siblings.summed, level_bins, lanes)
     if siblings.derived.any():
         _derive_slots(level_bins, siblings, lanes)
     return level_bins
 
 
 @njit(cache=True)
-def resum_near(cols, gh, open_rows, level_bins, n_threads):
+def resum_near(source, gh, open_rows, level_bins, n_threads):
     """Sum the bins of the slots ``level_bins.near`` marks from their rows, as a summed
     slot's (no longer derived, no longer near): their scan met a hessian sum within
     ``MIN_CHILD_BAND`` of ``min_child_weight``, where the subtraction's rounding could
@@ -347,11 +385,12 @@ def resum_near(cols, gh, open_rows, level_bins, n_threads):
         if near[t]:
             level_bins.sums[t] = 0.0
             level_bins.counts[t] = 0
+            level_bins.spread[t] = 0.0
             level_bins.derived[t] = False
             level_bins.near[t] = False
     k_count = level_bins.features.shape[0]
     lanes = lane_count(n_threads, k_count, open_rows.rows.shape[0] * k_count)
-    _sum_slots(cols, gh, open_rows, near, level_bins, lanes)
+    _sum_slots(source, gh, open_rows, near, level_bins, lanes)
     return near
 
 

@@ -135,7 +135,11 @@ class Columns(NamedTuple):
     ``indicator_index[f]`` >= 0: f is an indicator feature (``newton_indicator``), j =
     ``indicator_index[f]``, its one present value ``indicator_value[j]``; row i holds
     the indicator features ``indicator_entries[indicator_indptr[i]:indicator_indptr[i +
-    1]]`` (their indices j, ascending).
+    1]]`` (their indices j, ascending).  ``coarse_index[f]`` >= 0: f has coarse bins
+    (``newton_coarse``), j = ``coarse_index[f]``: row r's bin ``coarse_codes[r, j]`` of
+    ``coarse_start[j + 1] - coarse_start[j]`` (that number: missing), bin b's entries
+    from ``coarse_entry[coarse_start[j] + b]`` to the next bin's (the last: to
+    ``indptr[f + 1]``) in the column as ``apsplit.newton.NewtonData`` built it.
     """
 
     indptr: np.ndarray
@@ -151,6 +155,10 @@ class Columns(NamedTuple):
     indicator_value: np.ndarray
     indicator_indptr: np.ndarray
     indicator_entries: np.ndarray
+    coarse_index: np.ndarray
+    coarse_codes: np.ndarray
+    coarse_start: np.ndarray
+    coarse_entry: np.ndarray
 
 
 class Rows(NamedTuple):
@@ -257,16 +265,30 @@ def beats(gain, best, tie):
 
 
 @njit(cache=True, inline='always')
+def _edge_bar(edge, tie):
+    """A gain <= this is in a cell below ``edge`` (an integer): edge times tie, less 2^-45
+    max(1, |edge|) cells.  Proof sketch: gain <= bar gives gain / tie <= edge - (2^-45 - 3
+    ulps) max(1, |edge|) (the bar's two roundings), below the float before edge, so the
+    computed quotient is below edge and its floor at most edge - 1."""
+    return (edge - _CELL_MARGIN * max(1.0, abs(edge))) * tie
+
+
+@njit(cache=True, inline='always')
 def record_bar(best, tie):
     """A bar no gain that replaces ``best`` stays under: a gain <= it is in best's cell or
-    lower.  The upper edge e of best's cell times tie, less 2^-45 max(1, |e|) cells.
-    Proof sketch: gain <= bar gives gain / tie <= e - (2^-45 - 3 ulps) max(1, |e|)
-    (the bar's two roundings), below the float before e, so the computed quotient is
-    below e and its floor at most e - 1, best's cell."""
+    lower (``_edge_bar`` of the cell above best's; best itself with no grid)."""
     if not tie > 0.0:
         return best
-    edge = np.floor(best / tie) + 1.0
-    return (edge - _CELL_MARGIN * max(1.0, abs(edge))) * tie
+    return _edge_bar(np.floor(best / tie) + 1.0, tie)
+
+
+@njit(cache=True, inline='always')
+def below_bar(gain, tie):
+    """A gain <= this is in a lower cell than ``gain``'s (``_edge_bar`` of gain's cell; -inf
+    with no grid: nothing is proven lower)."""
+    if not tie > 0.0:
+        return -np.inf
+    return _edge_bar(np.floor(gain / tie), tie)
 
 
 # the relative slack of ``newton_may_exceed``: far above the few ulps (1e-15) of rounding it
@@ -441,6 +463,17 @@ def _block_sums(run, s, first, stop, forward):
 
 
 @njit(inline='always')
+def box_may_exceed(G_lo, G_hi, H_lo, H_hi, node_grad, node_hess, limit, params, may_exceed):
+    """False only when ``may_exceed`` refuses all four corners of the box [G_lo, G_hi] x
+    [H_lo, H_hi] of one side's sums: then no candidate whose computed side sums lie in
+    the box has a computed gain above the bar (``_block_may_exceed``'s proof)."""
+    return (may_exceed(G_lo, H_lo, node_grad - G_lo, node_hess - H_lo, limit, params)
+            | may_exceed(G_lo, H_hi, node_grad - G_lo, node_hess - H_hi, limit, params)
+            | may_exceed(G_hi, H_lo, node_grad - G_hi, node_hess - H_lo, limit, params)
+            | may_exceed(G_hi, H_hi, node_grad - G_hi, node_hess - H_hi, limit, params))
+
+
+@njit(inline='always')
 def _block_may_exceed(G, H, block, node_grad, node_hess, limit, params, may_exceed):
     """False only when no candidate whose left sums are the running (G, H) plus those of
     some entries of a block (``block`` = its ``_block_sums``) can beat the bar: by
@@ -460,12 +493,8 @@ def _block_may_exceed(G, H, block, node_grad, node_hess, limit, params, may_exce
     neg, pos, H_b = block
     widen_G = _BLOCK_WIDEN * (abs(G) + pos - neg)
     widen_H = _BLOCK_WIDEN * (H + H_b)
-    G_lo, G_hi = G + neg - widen_G, G + pos + widen_G
-    H_lo, H_hi = H - widen_H, H + H_b + widen_H
-    return (may_exceed(G_lo, H_lo, node_grad - G_lo, node_hess - H_lo, limit, params)
-            | may_exceed(G_lo, H_hi, node_grad - G_lo, node_hess - H_hi, limit, params)
-            | may_exceed(G_hi, H_lo, node_grad - G_hi, node_hess - H_lo, limit, params)
-            | may_exceed(G_hi, H_hi, node_grad - G_hi, node_hess - H_hi, limit, params))
+    return box_may_exceed(G + neg - widen_G, G + pos + widen_G, H - widen_H, H + H_b + widen_H,
+                          node_grad, node_hess, limit, params, may_exceed)
 
 
 @njit(inline='always')
