@@ -170,13 +170,19 @@ def test_the_parallel_loops_are_parallel():
     bins = newton_hist.accumulate(newton_hist.hist_codes(cols), gh, open_rows,
                                   np.array([2, 3]), 2, summed)
     bound = newton_grow.grow_newton.py_func.__globals__
-    assert _has_parallel_loop(newton_hist._sum_slots, cols, gh, open_rows, summed.summed, bins,
-                              2)
+    assert _has_parallel_loop(newton_hist._sum_slots, newton_hist.hist_codes(cols), gh,
+                              open_rows, summed.summed, bins, 2)
     assert _has_parallel_loop(newton_hist._derive_slots, bins, summed, 2)
     assert _has_parallel_loop(bound["scan_batch"], cols, Rows(gh, position), np.array([0, 1]),
                               allowed, level, params, newton_parallel.new_batch(2, m))
     assert _has_parallel_loop(bound["scan_bins_batch"], cols, bins, np.array([2, 3]), allowed,
                               level, params, newton_parallel.new_batch(2, m))
+    coarse_bins = newton_hist.accumulate(
+        newton_hist.BinCodes(cols.coarse_codes, cols.coarse_index, cols.coarse_start, True), gh,
+        open_rows, np.array([0, 1]), 2, summed)
+    assert _has_parallel_loop(bound["scan_coarse_batch"], cols, Rows(gh, position), coarse_bins,
+                              np.full(m, -np.inf), np.array([0, 1]), allowed, level, params,
+                              newton_parallel.new_batch(2, m))
     tree = newton_grow._new_tree(3, n, 0)
     assert _has_parallel_loop(newton_moves.move_rows, tree, cols, open_rows, position,
                               position.copy(), np.array([0, -1]), np.arange(2), np.array([0]), 2)
