@@ -27,12 +27,15 @@ Which candidates can be left out.  The grower keeps the first candidate, in XGBo
 order, of the highest cell of the node's tie grid (``newton_split``, "Ties"): a
 candidate can be left out when another one, met anywhere, is in a higher cell, or one
 met before it in the same cell or higher.  So each level calls the scan twice.  The
-first call (``known`` = +inf) evaluates the boundaries only; each node's
-largest boundary gain over the features is ``known``, the gain of a candidate that the
-grower's merge meets.  The second evaluates the boundaries again and refines a bin only
-where its box can reach above both ``below_bar(known)`` (a gain under it is in a lower
-cell than known's) and ``record_bar`` of the feature's best so far; every candidate is
-tested against the same two bars.  A feature whose best ends in a lower cell than
+first call (``known`` = +inf, ``_scout_slot``) evaluates the boundary into every
+``SCOUT``-th bin and the closing candidates; each node's largest such gain over the
+features is ``known``, the gain of a candidate that the second call evaluates again from
+the same sums and the grower's merge meets.  The second goes through the bins in groups
+(``GROUP``) and then one by one, and looks at a bin's boundary and inside only where
+its box can reach above both ``below_bar(known)`` (a gain under it is in a lower cell
+than known's; known raised, for a thread's later features, to the gains its earlier
+ones kept) and ``record_bar`` of the feature's best so far; every candidate is tested
+against the same two bars.  A feature whose best ends in a lower cell than
 known's has no candidate the merge can keep: its row is left empty.  The first
 candidate of the feature's highest cell, when that cell is known's or higher, beats
 both bars, so it is evaluated and kept, and nothing after it replaces it: the feature's
@@ -155,8 +158,8 @@ def _refine(cols, rows, f, j, b, s, ascending, G, H, n_pos, level, best, known_b
     """The candidates inside bin b of slot s in a pass: its entries walked in the column,
     the slot's rows picked, each candidate computed as the column scan computes it from
     the sums (G, H, n_pos) of the bins before b plus the rows seen.  Returns the best
-    (``SlotBest``) and whether a derived slot met a hessian sum near
-    ``min_child_weight``."""
+    (``SlotBest``) and whether a side's hessian sum came near ``min_child_weight`` (the
+    caller flags the slot if it is derived)."""
     lo, hi = _bin_entries(cols, f, j, b)
     position, gh = rows.position, rows.gh
     node_grad, node_hess, node_pos = level.grad[s], level.hess[s], level.n_pos[s]
@@ -213,7 +216,7 @@ def _box_may_exceed(G, H, G_b, H_b, A_b, node_grad, node_hess, widen_G, widen_H,
 
 
 @njit(inline='always')
-def _group_sums(sums, counts, spread, at, first, stop, ascending, n_bins):
+def _group_sums(sums, spread, at, first, stop, ascending, n_bins):
     """The sums of G, H and |g| of the bins ``first`` .. ``stop - 1`` of a pass."""
     G = H = A = 0.0
     for step in range(first, stop):
@@ -300,7 +303,7 @@ def _scan_slot(cols, rows, bins, k, s, level, known, params, score, may_exceed):
         step = 0
         while step < n_bins:
             stop = min(step + GROUP, n_bins)
-            G_g, H_g, A_g = _group_sums(sums, counts, spread, at, step, stop, ascending, n_bins)
+            G_g, H_g, A_g = _group_sums(sums, spread, at, step, stop, ascending, n_bins)
             if not _box_may_exceed(G, H, G_g, H_g, A_g, node_grad, node_hess, widen_G, widen_H,
                                    limit, params, may_exceed):
                 for inside in range(step, stop):  # no candidate to record: the sums only
@@ -345,7 +348,7 @@ def _scan_slot(cols, rows, bins, k, s, level, known, params, score, may_exceed):
                                                  may_exceed):
                         refined = _refine(cols, rows, f, j, b, s, ascending, G, H, n_pos, level,
                                           best, known_bar, params, score, may_exceed)
-                        best, near = refined[0], near or refined[1]
+                        best, near = refined[0], near or (check and refined[1])
                         limit = exceed_limit(max(record_bar(best.gain, tie), known_bar),
                                              node_score)
                 G += G_b
@@ -470,3 +473,10 @@ def _scan_chunk(cols, rows, bins, known, features, allowed, level, params, batch
                       batch)
     known_gains(batch, allowed, known)
     scan_coarse_batch(cols, rows, bins, known, features, allowed, level, params, batch)
+
+
+@njit(cache=True)
+def no_coarse_scan(cols, rows, bins, known, features, allowed, level, params, batch):
+    """``_scan_chunk``'s stand-in in the grower of a criterion without a cheap test (a
+    user's), which never takes the coarse path: its grower does not compile the scan."""
+    raise AssertionError("the coarse scan needs the built-in criterion")

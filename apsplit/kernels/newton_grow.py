@@ -23,7 +23,12 @@ open nodes are slots 0..m-1 and every row of an open node carries its slot
    to the bit; an indicator feature's (``Columns.indicator_index``: one present
    value), ``newton_indicator.scan_indicator`` on the level's per-node sums of its
    present rows, added from the rows of each split node's smaller child and
-   derived for the other (``newton_indicator.level_sums``);
+   derived for the other (``newton_indicator.level_sums``); at a level of few nodes
+   (``newton_coarse.pays``), a coarse feature's (``Columns.coarse_index``: dense,
+   many values), ``newton_coarse``'s scan of per-node histograms of its coarse bins,
+   summed and derived as the histogram features' are, refined through its column
+   only where a bound says the chosen split can lie, and the chosen split's gain
+   recomputed in the column's order;
 3. a node whose best gain exceeds 1e-6 gets two children, numbered in the
    order of the level's nodes (XGBoost's numbering: a node's children are
    consecutive, left first, and a level's nodes follow the previous level's);
@@ -82,7 +87,8 @@ from .newton_categorical import (copy_set, max_categories, new_category_sets,
                                  scan_categorical, store_set)
 from .lanes import PRANGE_ONLY
 from .newton_bounds import can_split
-from .newton_coarse import _scan_chunk, _scan_coarse_batch, _scan_coarse_lane, pays
+from .newton_coarse import (_scan_chunk, _scan_coarse_batch, _scan_coarse_lane, no_coarse_scan,
+                            pays)
 from .newton_coarse import column_order_gains as coarse_column_gains
 from .newton_hist import (BinCodes, accumulate, chunk_end, column_order_gains, hist_codes,
                           no_bins, pair_siblings, resum_near, summed_where)
@@ -642,12 +648,16 @@ def specialise(score, weight, name, cache=False):
                                            names)
     names["scan_bins_batch"] = bind_globals(_scan_bins_batch, f"scan_bins_batch_{name}", cache,
                                             names, parallel=True)
-    names["scan_coarse_lane"] = bind_globals(_scan_coarse_lane, f"scan_coarse_lane_{name}", cache,
-                                             names)
-    names["scan_coarse_batch"] = bind_globals(_scan_coarse_batch, f"scan_coarse_batch_{name}",
-                                              cache, names, parallel=True)
-    names["scan_coarse_chunk"] = bind_globals(_scan_chunk, f"scan_coarse_chunk_{name}", cache,
-                                              names)
+    if score is newton_score:  # the coarse scan needs the built-in criterion's cheap test
+        names["scan_coarse_lane"] = bind_globals(_scan_coarse_lane, f"scan_coarse_lane_{name}",
+                                                 cache, names)
+        names["scan_coarse_batch"] = bind_globals(_scan_coarse_batch,
+                                                  f"scan_coarse_batch_{name}", cache, names,
+                                                  parallel=True)
+        names["scan_coarse_chunk"] = bind_globals(_scan_chunk, f"scan_coarse_chunk_{name}",
+                                                  cache, names)
+    else:  # never called (no cheap test: ``coarse_ok`` is False); not compiled for it
+        names["scan_coarse_chunk"] = no_coarse_scan
     return bind_globals(_grow, f"grow_{name}", cache, names)
 
 
