@@ -13,7 +13,7 @@ from numba import njit
 import apsplit
 from apsplit.adapters import DMatrix, train
 from apsplit.kernels import (coarse, lanes, newton_grow, newton_hist, newton_moves,
-                             newton_parallel)
+                             newton_parallel, newton_split)
 from apsplit.kernels.newton_moves import OpenRows
 from apsplit.kernels.newton_split import Rows, make_level
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_forest, grow_newton_tree
@@ -139,6 +139,69 @@ def test_train_refuses_a_bad_nthread(value):
         train({"nthread": value}, DMatrix(np.zeros((4, 1)), label=np.zeros(4)), 1)
 
 
+
+
+def _alone_and_seeded(X, g, h, m, mcw, seed):
+    """Each feature of X scanned alone (``scan_feature``, fresh scratch), and all of them in
+    one lane (the built-in grower's ``scan_batch``, one thread: each feature's pass seeded
+    by the earlier ones' gains, ``Running.known``), on ``m`` random slots."""
+    n, F = X.shape
+    cols = NewtonData(X, histogram_density=None, coarse_bins=None).columns()
+    position = np.random.default_rng(seed).integers(0, m, n).astype(np.int32)
+    rows = Rows(np.column_stack([g, h]), position)
+    params = NewtonParams(min_child_weight=mcw).kernel_params(n)
+    level = newton_grow.level_stats(rows, np.argsort(position, kind="stable"), m, params,
+                                     newton_split.newton_score)
+    alone = []
+    for f in range(F):
+        one = newton_split.make_best(m)
+        newton_split.scan_feature(cols, rows, f, level, newton_split.make_running(m, n), one,
+                                  params, newton_split.newton_score,
+                                  newton_split.newton_may_exceed, np.ones(m, np.bool_))
+        alone.append(one)
+    batch = newton_parallel.new_batch(F, m)
+    scan_batch = newton_grow.grow_newton.py_func.__globals__["scan_batch"]
+    scan_batch(cols, rows, np.arange(F), np.ones((F, m), np.bool_), level, params, batch)
+    merged_alone, merged_batch = newton_split.make_best(m), newton_split.make_best(m)
+    for f in range(F):
+        newton_parallel.merge_best(merged_alone, level, alone[f])
+        newton_parallel.merge_row(merged_batch, level, batch, f)
+    for field in merged_alone._fields:
+        np.testing.assert_array_equal(getattr(merged_batch, field), getattr(merged_alone, field),
+                                      field)
+    return alone, batch
+
+
+@settings(max_examples=scaled(0.2), deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), m=st.sampled_from([1, 3]),
+       mcw=st.sampled_from([0.0, 1.0]))
+def test_a_lanes_seeded_passes_merge_to_the_choice_of_features_alone(seed, m, mcw):
+    """Later features of a lane refuse the candidates in a lower cell of the tie grid than
+    the earlier ones' best gain: merged in feature order, the lane's rows choose each
+    node's split (feature, side, values, gain) as the features scanned alone do.  Two
+    equal columns (the same gains: the first wins), a weak and a noise column after them,
+    ties and missing values, dyadic g and h."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    x = rng.integers(0, 60, n) / 4.0
+    X = np.column_stack([x, x, x + rng.normal(size=n) * 4.0, rng.normal(size=n).round(1)])
+    X[rng.random(n) < 0.1, 2] = np.nan
+    g = rng.integers(-32, 33, n) / 16.0 + (x > 7.0)
+    h = rng.choice([0.0, 0.25, 0.5, 1.0], n)
+    _alone_and_seeded(X[:, rng.permutation(4)], g, h, m, mcw, seed)
+
+
+def test_a_lanes_seeding_refuses_a_weak_features_candidates():
+    """A noise column after a strong one: alone it has a best, after the strong one its
+    every candidate lies in a lower cell and its row stays empty."""
+    rng = np.random.default_rng(4)
+    n = 300
+    x = rng.normal(size=n)
+    X = np.column_stack([x, rng.normal(size=n)])
+    g = (x > 0.2) * 2.0 - 1.0 + rng.normal(size=n) * 0.1
+    alone, batch = _alone_and_seeded(X, g, np.ones(n), 1, 0.0, 0)
+    assert alone[1].gain[0] > 0.0 and alone[1].gain[0] < alone[0].gain[0] / 10.0
+    assert batch.gain[1, 0] == -np.inf and batch.gain[0, 0] == alone[0].gain[0]
 
 
 def _has_parallel_loop(driver, *args):

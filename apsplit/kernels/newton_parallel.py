@@ -11,14 +11,15 @@ in batches (``_scan_batch``): the features of a batch are dealt to
 (itself a share of the features per thread).  Categorical features are scanned
 on the grower's thread.
 
-Why the tree is the same for any number of threads, bit for bit: a feature's
-best is a function of its column, the level's sums and the parameters only
-(its own running sums), whichever thread computes it and when; the merge is
-sequential, in feature order, on one thread.  So the thread count and the
-dealing change who computes a feature's best, never its value.  And the merged
-best is the one a single pass over every candidate would keep: the first
-candidate of the highest cell of the tie grid (``newton_split``'s "Ties"), however
-the candidates are grouped.
+Why the tree is the same for any number of threads, bit for bit: a candidate's
+gain is a function of its column, the level's sums and the parameters only (its
+own running sums), whichever thread computes it and when; the merge is
+sequential, in feature order, on one thread, and keeps the first candidate of
+the highest cell of the tie grid (``newton_split``'s "Ties"), however the
+candidates are grouped.  A lane's later features leave out the candidates in a
+lower cell than the best gain of its earlier ones (``_scan_lane``), so which
+features share a lane changes some features' rows, but only where they lie in a
+lower cell than a candidate the merge meets: never the merged best.
 
 Dealing (``deal``): the batch's features by decreasing cost (their column's
 entries, twice for a forward pass, plus the level's slots), each to the
@@ -161,7 +162,14 @@ def batch_end(is_column, first, m):
 def _scan_lane(cols, rows, features, allowed, level, params, batch, owner, lane):
     """Scan the batch's features dealt to ``lane`` (``owner[i] == lane``) into their rows of
     ``batch``, each reset first, with the lane's own scratch.  ``score`` and ``may_exceed``
-    are free names, bound per criterion by ``newton_grow.specialise``."""
+    are free names, bound per criterion by ``newton_grow.specialise``.
+
+    Each slot's highest gain so far among the lane's features (``Running.known``) seeds
+    the next features' passes: they refuse the candidates proven to lie in a lower cell
+    of the tie grid.  Exact: such a candidate is never the first of the highest cell
+    (the merge's choice), whatever the lane's features and their order; a feature's own
+    best may then differ, but only where it lies in a lower cell than another feature's
+    candidate, so the merged best is the same for any dealing and thread count."""
     m = level.grad.shape[0]
     entries = 0  # room for the level's open rows, if a column of the lane has entries
     for i in range(features.shape[0]):
@@ -176,6 +184,8 @@ def _scan_lane(cols, rows, features, allowed, level, params, batch, owner, lane)
         reset_best(best)
         scan_feature(cols, rows, features[i], level, run, best, params, score, may_exceed,
                      allowed[i])
+        for s in range(m):  # the next features' passes refuse what lies in a lower cell
+            run.known[s] = max(run.known[s], best.gain[s])
 
 
 def _scan_batch(cols, rows, features, allowed, level, params, batch):

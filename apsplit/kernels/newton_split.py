@@ -201,6 +201,8 @@ class Running(NamedTuple):
     entry_grad: np.ndarray
     entry_hess: np.ndarray
     entry_value: np.ndarray
+    known: np.ndarray     # per slot, the highest gain of a candidate of the lane's earlier
+                          # features (-inf: none): a pass refuses what lies in a lower cell
 
 
 class Best(NamedTuple):
@@ -364,7 +366,7 @@ def make_running(m, n_entries):
     return Running(np.zeros(m), np.zeros(m), np.zeros(m, np.int64), np.zeros(m, np.int64),
                    np.zeros(m), np.zeros(m, np.bool_), np.zeros(m, np.int64),
                    np.zeros(m, np.int64), np.empty(n_entries), np.empty(n_entries),
-                   np.empty(n_entries))
+                   np.empty(n_entries), np.full(m, -np.inf))
 
 
 @njit(cache=True)
@@ -507,18 +509,20 @@ def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
     a product of flags, not a branch per test (on continuous columns with repeated
     values, ``v != last`` is a coin flip).  ``may_exceed`` (the criterion's cheap test,
     no division; its ``limit`` computed once per best) lets through every candidate
-    whose gain, as computed, can exceed ``record_bar`` of the best; only those have
-    their gain computed, as ``side_gain`` computes it, and are recorded by ``_record``'s
-    rule.  For a criterion whose test can refuse, without alpha, the
-    entries come in blocks of ``BLOCK``, and a block that ``_block_may_exceed`` refuses
-    only adds its entries to the sums, in order.  The sums at the end go to ``run``'s
-    slot s."""
+    whose gain, as computed, can exceed ``record_bar`` of the best and ``below_bar`` of
+    ``run.known[s]`` (another feature's gain: a candidate under it lies in a lower cell,
+    never the level's choice); only those have their gain computed, as ``side_gain``
+    computes it, and are recorded by ``_record``'s rule.  For a criterion whose test can
+    refuse, without alpha, the entries come in blocks of ``BLOCK``, and a block that
+    ``_block_may_exceed`` refuses only adds its entries to the sums, in order.  The sums
+    at the end go to ``run``'s slot s."""
     lo, hi = run.start[s], run.end[s]
     entry_grad, entry_hess, entry_value = run.entry_grad, run.entry_hess, run.entry_value
     node_grad, node_hess, node_pos = level.grad[s], level.hess[s], level.n_pos[s]
     node_score, tie, mcw = level.score[s], level.tie[s], params.min_child_weight
     top = best.gain[s]
-    limit = exceed_limit(record_bar(top, tie), node_score)
+    known_bar = below_bar(run.known[s], tie)  # lower cells than another feature's known gain
+    limit = exceed_limit(max(record_bar(top, tie), known_bar), node_score)
     G = H = 0.0
     n_pos = 0
     last = 0.0
@@ -561,7 +565,7 @@ def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
                 gain = score(G, H, params) + score(G_other, H_other, params) - node_score
                 if beats(gain, top, tie):
                     top = gain
-                    limit = exceed_limit(record_bar(top, tie), node_score)
+                    limit = exceed_limit(max(record_bar(top, tie), known_bar), node_score)
                     recorded = True
                     best_gain, best_last, best_value = gain, last, v
             h = entry_hess[e]
