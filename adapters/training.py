@@ -494,16 +494,10 @@ def _use_xgboost_thresholds(trees):
     (``NewtonTree.xgboost_split_conditions``), so that ``x <= threshold`` on float32 data
     is XGBoost's ``x < t``.  The training rows' partition is unchanged (left_value <=
     threshold < right_value still holds); a value between the two, such as their
-    midpoint, now goes where XGBoost sends it.  One array computation for the round."""
-    split = np.concatenate([tree.feature for tree in trees]) >= 0
-    if not split.any():
-        return
-    t = newton.xgboost_conditions(trees)
-    threshold = np.concatenate([tree.threshold for tree in trees]).astype(np.float64)
-    threshold[split] = np.nextafter(t[split], np.float32(-np.inf)).astype(np.float64)
-    ends = np.cumsum([tree.node_count for tree in trees])[:-1]
-    for tree, part in zip(trees, np.split(threshold, ends)):
-        tree.threshold = part
+    midpoint, now goes where XGBoost sends it."""
+    for tree in trees:
+        below = np.nextafter(tree.xgboost_split_conditions(), np.float32(-np.inf))
+        tree.threshold = np.where(tree.feature >= 0, below.astype(np.float64), tree.threshold)
 
 
 def _preds_for(m):

@@ -730,7 +730,8 @@ class NewtonTree:
         which separates them; only adjacent float32 values meet it.)  Raises ValueError
         if two values the split separates are one float32.
         """
-        return xgboost_conditions([self])
+        return _conditions(self.feature, self.category_start, self.left_value,
+                           self.right_value)
 
     def __repr__(self):
         return f"NewtonTree({self.node_count} nodes, depth {self.max_depth})"
@@ -765,38 +766,30 @@ def _category_arrays(categories_right, split):
 
 def xgboost_conditions(trees):
     """``NewtonTree.xgboost_split_conditions`` of every node of ``trees``, concatenated in
-    their order (one array computation for the trees of a boosting round)."""
-    def joined(name):
-        return np.concatenate([getattr(tree, name) for tree in trees])
-    out = np.full(sum(tree.node_count for tree in trees), np.nan, np.float32)
-    split = (joined("feature") != LEAF) & (joined("category_start") < 0)
-    out[split] = _xgboost_thresholds(joined("left_value")[split], joined("right_value")[split])
-    return out
+    their order."""
+    return np.concatenate([_conditions(tree.feature, tree.category_start, tree.left_value,
+                                       tree.right_value) for tree in trees])
 
 
 def xgboost_threshold(left_value, right_value):
     """XGBoost's float32 threshold (``x < t`` goes left) of a split between two consecutive
     present values (``NewtonTree.left_value``/``right_value``, +-inf for a split of every
     present value against the missing ones); see ``NewtonTree.xgboost_split_conditions``."""
-    return _xgboost_thresholds(np.array([left_value]), np.array([right_value]))[0]
+    return _conditions(np.zeros(1, np.int64), np.full(1, -1, np.int64),
+                       np.array([left_value], np.float64), np.array([right_value], np.float64))[0]
 
 
-def _xgboost_thresholds(left_value, right_value):
-    """``xgboost_threshold`` of arrays of splits, in float32 array arithmetic (the same
-    IEEE operations as the scalar rule, a tree's splits at once)."""
-    f32 = np.float32
-    a, b = left_value.astype(f32), right_value.astype(f32)
-    eps = f32(1e-6)
-    inner = ~np.isinf(a) & ~np.isinf(b)
-    if np.any(inner & ~(a < b)):
-        i = int(np.flatnonzero(inner & ~(a < b))[0])
-        raise ValueError(f"the values {left_value[i]!r} and {right_value[i]!r} are one float32; "
-                         f"no XGBoost threshold separates them")
-    with np.errstate(invalid="ignore", over="ignore"):
-        t = (a + b) * f32(0.5)
-        t = np.where(t <= a, b, t)
-        t = np.where(np.isinf(b), a + (np.abs(a) + eps), t)
-        return np.where(np.isinf(a), b - (np.abs(b) + eps), t).astype(f32)
+def _conditions(feature, category_start, left_value, right_value):
+    """``newton_route.xgboost_conditions`` of one tree's arrays; a ValueError for a split
+    whose two values are one float32."""
+    t, one_float = newton_route.xgboost_conditions(
+        np.asarray(feature, np.int64), np.asarray(category_start, np.int64),
+        np.asarray(left_value, np.float64), np.asarray(right_value, np.float64))
+    if one_float >= 0:
+        raise ValueError(f"the values {left_value[one_float]!r} and "
+                         f"{right_value[one_float]!r} are one float32; no XGBoost threshold "
+                         f"separates them")
+    return t
 
 
 def column_draw(n_candidates, colsample_bylevel, colsample_bynode, seed):

@@ -801,6 +801,47 @@ def test_ties_follow_xgboosts_order():
         assert np.float32(xt["split_conditions"][0]) == tree.xgboost_split_conditions()[0]
 
 
+def _numpy_conditions(a, b):
+    """XGBoost's rule in numpy float32 array arithmetic: the oracle of the kernel."""
+    f32 = np.float32
+    a, b = a.astype(f32), b.astype(f32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        t = (a + b) * f32(0.5)
+        t = np.where(t <= a, b, t)
+        t = np.where(np.isinf(b), a + (np.abs(a) + f32(1e-6)), t)
+        return np.where(np.isinf(a), b - (np.abs(b) + f32(1e-6)), t).astype(f32)
+
+
+_THRESHOLD_VALUES = st.one_of(st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False),
+                              st.floats(-1.5e38, 1.5e38, allow_nan=False, allow_infinity=False),
+                              st.sampled_from([0.0, -0.0, 1e-45, -1e-45, 1.0, 1.5e38]))
+
+
+@settings(max_examples=scaled(2.0))
+@given(st.lists(st.tuples(_THRESHOLD_VALUES, st.integers(0, 3)), min_size=1, max_size=20))
+def test_xgboost_thresholds_follow_the_float32_rule(pairs):
+    """The kernel's thresholds equal numpy's float32 arithmetic of XGBoost's rule, bit for
+    bit: neighbouring float32 values (the midpoint rounds onto one of them), a split of
+    every present value on one side (+-inf), huge and tiny values."""
+    left, right = [], []
+    for x, kind in pairs:
+        a = float(np.float32(x))
+        b = float(np.nextafter(np.float32(a), np.float32(np.inf)))  # the next float32
+        if kind == 1:
+            b = a + abs(a) + 1.0
+        left.append(-np.inf if kind == 2 else a)
+        right.append(np.inf if kind == 3 else b)
+    left, right = np.array(left), np.array(right)
+    expected = _numpy_conditions(left, right)
+    got = np.array([xgboost_threshold(a, b) for a, b in zip(left, right)], np.float32)
+    np.testing.assert_array_equal(got.view(np.int32), expected.view(np.int32))
+
+
+def test_xgboost_threshold_refuses_values_that_are_one_float32():
+    with pytest.raises(ValueError, match="one float32"):
+        xgboost_threshold(1.0, 1.0 + 1e-12)
+
+
 def test_xgboost_conditions_of_several_trees_are_each_trees():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(60, 3))

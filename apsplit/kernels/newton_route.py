@@ -76,3 +76,34 @@ def apply_csr(splits, indptr, indices, data):
             node = _next(splits, node, x)
         out[i] = node
     return out
+
+
+@njit(cache=True)
+def xgboost_conditions(feature, category_start, left_value, right_value):
+    """XGBoost's float32 threshold t (``x < t`` goes left) of every numeric split node
+    (NaN at leaves and categorical splits), and the first node whose two values are one
+    float32 (-1: none), for which no t exists.
+
+    Each operation in float32, as XGBoost's: for the float32 values a < b of the split,
+    t = (a + b) * 0.5, or b if that rounds down to a; a + (|a| + 1e-6) when b = +inf
+    (every present row left); b - (|b| + 1e-6) when a = -inf (every present row right).
+    One call per tree: a round's thresholds cost a few microseconds, not the dozen
+    array operations per tree of numpy (0.1-0.2 ms a tree, measured)."""
+    n = feature.shape[0]
+    out = np.full(n, np.float32(np.nan))
+    half, eps = np.float32(0.5), np.float32(1e-6)
+    one_float = -1
+    for node in range(n):
+        if feature[node] == LEAF or category_start[node] >= 0:
+            continue
+        a, b = np.float32(left_value[node]), np.float32(right_value[node])
+        if np.isinf(a):
+            out[node] = b - (abs(b) + eps)
+        elif np.isinf(b):
+            out[node] = a + (abs(a) + eps)
+        else:
+            if not a < b and one_float < 0:
+                one_float = node
+            t = (a + b) * half
+            out[node] = b if t <= a else t
+    return out, one_float
