@@ -45,12 +45,14 @@ dmlc/xgboost#9840).
 """
 
 import numpy as np
+from numba import njit
 
 __all__ = ["Objective", "OBJECTIVES", "get_objective", "round_float32", "check_gradients",
            "CustomObjective", "lightgbm_objective", "sklearn_objective"]
 
 _EPS = 1e-16          # XGBoost's kRtEps-like floor on the logistic and softmax hessians
 _MULTI_SHARE_EPS = 1e-6  # the least class share in the multi-class intercept (XGBoost 3.2)
+_FLT_MIN = np.float32(np.finfo(np.float32).tiny)  # C's FLT_MIN: the least positive normal
 
 
 def round_float32(a):
@@ -70,11 +72,42 @@ def _sigmoid32(m):
     return one / (e + one + np.float32(1e-16))
 
 
-def _softmax32(m):
-    """XGBoost's ``common::Softmax``: float32 exponentials, their sum in double, cast once."""
-    e = np.exp(m - m.max(axis=1, keepdims=True))
-    wsum = e.sum(axis=1, dtype=np.float64, keepdims=True).astype(np.float32)
-    return e / wsum
+@njit(cache=True)
+def _shifted32(m):
+    """x - wmax for every float32 margin x of a row, in float32, wmax the largest of the
+    row's margins and FLT_MIN: XGBoost's ``GetGradient`` (``multiclass_obj.cu``) starts
+    wmax at ``numeric_limits<float>::min()``, the least positive normal float, so a row
+    of negative margins is shifted by that, not by its largest margin."""
+    out = np.empty_like(m)
+    for i in range(m.shape[0]):
+        top = _FLT_MIN
+        for k in range(m.shape[1]):
+            top = max(m[i, k], top)
+        for k in range(m.shape[1]):
+            out[i, k] = m[i, k] - top
+    return out
+
+
+@njit(cache=True)
+def _softmax_pairs32(e, y, w):
+    """The multi-class gradient pairs from ``e`` = expf(x - wmax) (float32, ``_shifted32``):
+    per row the sum of e in double, in class order as XGBoost adds it, cast to float32 once,
+    p = e / sum; then g = (p - [y = k]) w and h = max(2 p (1 - p) w, 1e-16), each
+    operation in float32 (``GetGradient`` of ``multiclass_obj.cu``)."""
+    n, K = e.shape
+    g, h = np.empty((n, K), np.float64), np.empty((n, K), np.float64)
+    one, two, eps = np.float32(1.0), np.float32(2.0), np.float32(_EPS)
+    for i in range(n):
+        total = 0.0
+        for k in range(K):
+            total += np.float64(e[i, k])
+        wsum = np.float32(total)
+        label = np.int64(y[i])
+        for k in range(K):
+            p = e[i, k] / wsum
+            h[i, k] = max(two * p * (one - p) * w[i], eps)
+            g[i, k] = (p - one if k == label else p) * w[i]
+    return g, h
 
 
 def _gradient32(name, m, y, w, scale_pos_weight):
@@ -83,14 +116,8 @@ def _gradient32(name, m, y, w, scale_pos_weight):
     confident row would differ from XGBoost's, where 1 - p cancels in float32."""
     f32 = np.float32
     one = f32(1.0)
-    if name.startswith("multi:"):
-        p = _softmax32(m)
-        ww = w[:, None]
-        h = np.maximum(f32(2.0) * p * (one - p) * ww, f32(_EPS))
-        onehot = np.zeros_like(p)
-        onehot[np.arange(y.size), y.astype(np.int64)] = one
-        g = (p - onehot) * ww
-        return g, h
+    if name.startswith("multi:"):  # numpy's float32 exp, the rest in one pass
+        return _softmax_pairs32(np.exp(_shifted32(np.ascontiguousarray(m))), y, w)
     m = m[:, 0]
     if name != "reg:squarederror" and scale_pos_weight != one:
         w = np.where(y == one, w * scale_pos_weight, w)
@@ -190,7 +217,7 @@ class Objective:
         float32 arithmetic op by op as XGBoost does (``_gradient32``)."""
         g, h = _gradient32(self.name, np.asarray(margin, np.float32), np.asarray(y, np.float32),
                            np.asarray(w, np.float32), np.float32(scale_pos_weight))
-        return g.astype(np.float64), h.astype(np.float64)
+        return np.asarray(g, np.float64), np.asarray(h, np.float64)
 
     def transform(self, margin):
         """The prediction for raw margins (n, n_outputs): shape (n,) or (n, K)."""

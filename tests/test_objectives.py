@@ -77,6 +77,41 @@ def test_gradients_are_the_loss_derivatives():
     np.testing.assert_allclose(hess, np.maximum(2 * P * (1 - P) * W[:, None], 1e-16), rtol=1e-6)
 
 
+def _xgboost_softmax_pairs(m, y, w):
+    """XGBoost's multi-class ``GetGradient``, row by row in float32 scalars (wmax starting at
+    FLT_MIN, the sum of expf in double in class order, cast once); numpy's float32 exp."""
+    f32 = np.float32
+    g, h = np.empty(m.shape), np.empty(m.shape)
+    for i in range(m.shape[0]):
+        wmax = f32(np.finfo(f32).tiny)
+        for x in m[i]:
+            wmax = max(x, wmax)
+        e = np.exp(m[i] - wmax)
+        wsum = 0.0
+        for x in e:
+            wsum += float(x)
+        for k in range(m.shape[1]):
+            p = e[k] / f32(wsum)
+            h[i, k] = max(f32(2.0) * p * (f32(1.0) - p) * w[i], f32(1e-16))
+            g[i, k] = (p - f32(1.0) if y[i] == k else p) * w[i]
+    return g, h
+
+
+@pytest.mark.parametrize("K", [2, 3, 10])
+def test_softmax_pairs_follow_xgboost_rule_bit_for_bit(K):
+    """Rows of mixed, all-negative (shifted by FLT_MIN, not their largest margin) and
+    far-apart margins (sums where the order of the double additions matters), weights."""
+    n = 400
+    m = (RNG.normal(size=(n, K)) * RNG.choice([0.1, 3.0, 40.0], (n, 1))).astype(np.float32)
+    m[: n // 4] = -np.abs(m[: n // 4])
+    y = RNG.integers(0, K, n).astype(np.float32)
+    w = RNG.choice([1.0, 0.25, 3.0], n).astype(np.float32)
+    g, h = get_objective("multi:softprob").gradient(m, y, w)
+    expected_g, expected_h = _xgboost_softmax_pairs(m, y, w)
+    np.testing.assert_array_equal(g, expected_g)
+    np.testing.assert_array_equal(h, expected_h)
+
+
 def test_hessian_floor_and_scale_pos_weight():
     obj = get_objective("binary:logistic")
     y = np.array([1.0, 0.0])
