@@ -142,9 +142,10 @@ def test_train_refuses_a_bad_nthread(value):
 
 
 def _alone_and_seeded(X, g, h, m, mcw, seed):
-    """Each feature of X scanned alone (``scan_feature``, fresh scratch), and all of them in
-    one lane (the built-in grower's ``scan_batch``, one thread: each feature's pass seeded
-    by the earlier ones' gains, ``Running.known``), on ``m`` random slots."""
+    """Each feature of X scanned alone (a lane of one feature: no seed), and all of them in
+    one lane (each feature's pass seeded by the earlier ones' gains, ``Running.known``), by
+    the built-in grower's ``scan_batch`` on one thread, on ``m`` random slots: the rows
+    of both, after asserting that their merges in feature order are equal."""
     n, F = X.shape
     cols = NewtonData(X, histogram_density=None, coarse_bins=None).columns()
     position = np.random.default_rng(seed).integers(0, m, n).astype(np.int32)
@@ -152,19 +153,18 @@ def _alone_and_seeded(X, g, h, m, mcw, seed):
     params = NewtonParams(min_child_weight=mcw).kernel_params(n)
     level = newton_grow.level_stats(rows, np.argsort(position, kind="stable"), m, params,
                                      newton_split.newton_score)
-    alone = []
-    for f in range(F):
-        one = newton_split.make_best(m)
-        newton_split.scan_feature(cols, rows, f, level, newton_split.make_running(m, n), one,
-                                  params, newton_split.newton_score,
-                                  newton_split.newton_may_exceed, np.ones(m, np.bool_))
-        alone.append(one)
-    batch = newton_parallel.new_batch(F, m)
     scan_batch = newton_grow.grow_newton.py_func.__globals__["scan_batch"]
+    alone = newton_parallel.new_batch(F, m)
+    for f in range(F):
+        one = newton_parallel.new_batch(1, m)
+        scan_batch(cols, rows, np.array([f]), np.ones((1, m), np.bool_), level, params, one)
+        for field in alone._fields:
+            getattr(alone, field)[f] = getattr(one, field)[0]
+    batch = newton_parallel.new_batch(F, m)
     scan_batch(cols, rows, np.arange(F), np.ones((F, m), np.bool_), level, params, batch)
     merged_alone, merged_batch = newton_split.make_best(m), newton_split.make_best(m)
     for f in range(F):
-        newton_parallel.merge_best(merged_alone, level, alone[f])
+        newton_parallel.merge_row(merged_alone, level, alone, f)
         newton_parallel.merge_row(merged_batch, level, batch, f)
     for field in merged_alone._fields:
         np.testing.assert_array_equal(getattr(merged_batch, field), getattr(merged_alone, field),
@@ -200,8 +200,8 @@ def test_a_lanes_seeding_refuses_a_weak_features_candidates():
     X = np.column_stack([x, rng.normal(size=n)])
     g = (x > 0.2) * 2.0 - 1.0 + rng.normal(size=n) * 0.1
     alone, batch = _alone_and_seeded(X, g, np.ones(n), 1, 0.0, 0)
-    assert alone[1].gain[0] > 0.0 and alone[1].gain[0] < alone[0].gain[0] / 10.0
-    assert batch.gain[1, 0] == -np.inf and batch.gain[0, 0] == alone[0].gain[0]
+    assert 0.0 < alone.gain[1, 0] < alone.gain[0, 0] / 10.0
+    assert batch.gain[1, 0] == -np.inf and batch.gain[0, 0] == alone.gain[0, 0]
 
 
 def _has_parallel_loop(driver, *args):
