@@ -15,12 +15,11 @@ from hypothesis import strategies as st
 import newton_oracle as oracle
 from apsplit.experiments.loaders import load_bundled
 from apsplit.kernels import newton_coarse
-from apsplit.kernels.newton_grow import bind_globals, level_stats
+from apsplit.kernels.newton_grow import grow_newton, level_stats
 from apsplit.kernels.newton_hist import BinCodes, accumulate, summed_where
 from apsplit.kernels.newton_moves import OpenRows
 from apsplit.kernels.newton_parallel import merge_row, new_batch
-from apsplit.kernels.newton_split import (Rows, make_best, make_running, newton_may_exceed,
-                                          newton_score, scan_feature)
+from apsplit.kernels.newton_split import Rows, make_best, newton_score
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_tree
 from strategies import scaled
 from test_newton import _GRAD, _HESS, assert_same_tree
@@ -77,20 +76,6 @@ def test_trees_equal_the_column_scan_and_the_brute_force(problem, p, bynode, thr
         assert_same_tree(tree, 0, oracle.grow(X, g, h, np.arange(n), np.arange(K), p), X, p)
 
 
-def _bound_chunk():
-    """``newton_coarse._scan_chunk`` of the built-in criterion, bound as ``newton_grow
-    .specialise`` binds it."""
-    names = {"score": newton_score, "may_exceed": newton_may_exceed}
-    names["scan_coarse_lane"] = bind_globals(newton_coarse._scan_coarse_lane, "lane_t", True,
-                                             names)
-    names["scan_coarse_batch"] = bind_globals(newton_coarse._scan_coarse_batch, "batch_t",
-                                              True, names, parallel=True)
-    return bind_globals(newton_coarse._scan_chunk, "chunk_t", True, names)
-
-
-_SCAN_CHUNK = None
-
-
 @settings(max_examples=scaled(0.2), deadline=None)
 @given(seed=st.integers(0, 2 ** 32 - 1), coarse_bins=st.sampled_from([1, 4, 16]),
        m=st.sampled_from([1, 2, 3]), mcw=st.sampled_from([0.0, 1.0]))
@@ -99,9 +84,6 @@ def test_a_level_scan_merges_to_the_column_scans_choice(seed, coarse_bins, m, mc
     in feature order, chooses each node's split (feature, side, values, gain) as the column
     scans of the same features do, and it does refine (``coarse_bins`` 1: every candidate
     is inside a bin)."""
-    global _SCAN_CHUNK
-    if _SCAN_CHUNK is None:
-        _SCAN_CHUNK = _bound_chunk()
     rng = np.random.default_rng(seed)
     n = 400
     X = np.column_stack([rng.integers(0, 150, n) / 8.0, rng.normal(size=n).round(2) + 0.0,
@@ -125,22 +107,17 @@ def test_a_level_scan_merges_to_the_column_scans_choice(seed, coarse_bins, m, mc
     allowed = np.ones((features.size, m), np.bool_)
     batch = new_batch(features.size, m)
     known = np.full(m, -np.inf)
-    _SCAN_CHUNK(cols, rows, bins, known, features, allowed, level, params, batch)
+    # the built-in grower's own bound scan (compiled and cached with it)
+    scan_chunk = grow_newton.py_func.__globals__["scan_coarse_chunk"]
+    scan_chunk(cols, rows, bins, known, features, allowed, level, params, batch)
     coarse, column = make_best(m), make_best(m)
     for i in range(features.size):
         merge_row(coarse, level, batch, i)
-    run, one = make_running(m, n), make_best(m)
-    for f in features:
-        one.gain[:] = -np.inf
-        one.feature[:] = -1
-        scan_feature(cols, rows, f, level, run, one, params, newton_score, newton_may_exceed,
-                     np.ones(m, np.bool_))
-        for s in range(m):
-            if one.feature[s] >= 0 and newton_coarse.beats(one.gain[s], column.gain[s],
-                                                           level.tie[s]):
-                column.gain[s], column.feature[s] = one.gain[s], one.feature[s]
-                column.default_left[s] = one.default_left[s]
-                column.left_value[s], column.right_value[s] = one.left_value[s], one.right_value[s]
+    scan_batch = grow_newton.py_func.__globals__["scan_batch"]
+    for f in features:  # each feature's column scan alone (a lane of one feature)
+        one = new_batch(1, m)
+        scan_batch(cols, rows, np.array([f]), np.ones((1, m), np.bool_), level, params, one)
+        merge_row(column, level, one, 0)
     for field in coarse._fields:
         np.testing.assert_array_equal(getattr(coarse, field), getattr(column, field), field)
 
