@@ -665,7 +665,7 @@ def train(params, dtrain, num_boost_round=10, *, evals=(), obj=None, custom_metr
         if custom is not None:
             grad, hess = custom.gradient(_preds_for(margin), dtrain, n_outputs)
         else:
-            grad, hess = objective.gradient(margin.astype(np.float64), labels, weights,
+            grad, hess = objective.gradient(margin, labels, weights,  # float32 margins
                                             p.scale_pos_weight)
             grad = grad.reshape(dtrain.num_row(), n_outputs)
             hess = hess.reshape(dtrain.num_row(), n_outputs)

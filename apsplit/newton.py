@@ -764,13 +764,6 @@ def _category_arrays(categories_right, split):
     return start, count, np.concatenate(codes) if codes else np.empty(0, np.int64)
 
 
-def xgboost_conditions(trees):
-    """``NewtonTree.xgboost_split_conditions`` of every node of ``trees``, concatenated in
-    their order."""
-    return np.concatenate([_conditions(tree.feature, tree.category_start, tree.left_value,
-                                       tree.right_value) for tree in trees])
-
-
 def xgboost_threshold(left_value, right_value):
     """XGBoost's float32 threshold (``x < t`` goes left) of a split between two consecutive
     present values (``NewtonTree.left_value``/``right_value``, +-inf for a split of every

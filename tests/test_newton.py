@@ -25,7 +25,7 @@ import newton_oracle as oracle
 from apsplit.experiments.loaders import load_bundled
 from apsplit.kernels.newton_grow import compact_columns
 from apsplit.newton import (NewtonData, NewtonParams, NewtonTree, grow_newton_tree,
-                            xgboost_conditions, xgboost_threshold)
+                            xgboost_threshold)
 from strategies import scaled
 
 EPS = np.finfo(float).eps
@@ -842,7 +842,9 @@ def test_xgboost_threshold_refuses_values_that_are_one_float32():
         xgboost_threshold(1.0, 1.0 + 1e-12)
 
 
-def test_xgboost_conditions_of_several_trees_are_each_trees():
+def test_xgboost_conditions_of_trees_follow_the_float32_rule():
+    """Every node of trees of depths 1-3 and of a single leaf: NaN at the leaves, at every
+    split numpy's float32 arithmetic of XGBoost's rule on the split's two values."""
     rng = np.random.default_rng(2)
     X = rng.normal(size=(60, 3))
     X[rng.random(X.shape) < 0.2] = np.nan
@@ -850,7 +852,11 @@ def test_xgboost_conditions_of_several_trees_are_each_trees():
     trees = [grow(X, rng.normal(size=60), np.ones(60), NewtonParams(max_depth=d))
              for d in (1, 3, 2)]
     trees.append(grow_newton_tree(data, np.zeros(60), np.ones(60), NewtonParams()))  # a leaf
-    joined = xgboost_conditions(trees)
-    expected = np.concatenate([t.xgboost_split_conditions() for t in trees])
+    joined = np.concatenate([t.xgboost_split_conditions() for t in trees])
     assert joined.dtype == np.float32 and np.sum(~np.isnan(joined)) > 3
-    np.testing.assert_array_equal(joined, expected)
+    for tree in trees:
+        t = tree.xgboost_split_conditions()
+        split = tree.feature >= 0
+        assert np.isnan(t[~split]).all()
+        np.testing.assert_array_equal(
+            t[split], _numpy_conditions(tree.left_value[split], tree.right_value[split]))

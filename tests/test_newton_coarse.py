@@ -23,6 +23,7 @@ from apsplit.kernels.newton_split import Rows, make_best, newton_score
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_tree
 from strategies import scaled
 from test_newton import _GRAD, _HESS, assert_same_tree
+from test_newton_parallel import column_scans_alone
 
 
 @st.composite
@@ -113,11 +114,9 @@ def test_a_level_scan_merges_to_the_column_scans_choice(seed, coarse_bins, m, mc
     coarse, column = make_best(m), make_best(m)
     for i in range(features.size):
         merge_row(coarse, level, batch, i)
-    scan_batch = grow_newton.py_func.__globals__["scan_batch"]
-    for f in features:  # each feature's column scan alone (a lane of one feature)
-        one = new_batch(1, m)
-        scan_batch(cols, rows, np.array([f]), np.ones((1, m), np.bool_), level, params, one)
-        merge_row(column, level, one, 0)
+    alone = column_scans_alone(cols, rows, features, level, params)
+    for i in range(features.size):
+        merge_row(column, level, alone, i)
     for field in coarse._fields:
         np.testing.assert_array_equal(getattr(coarse, field), getattr(column, field), field)
 

@@ -141,6 +141,21 @@ def test_train_refuses_a_bad_nthread(value):
 
 
 
+def column_scans_alone(cols, rows, features, level, params):
+    """A batch whose row i holds ``features[i]``'s column scan alone, in every slot: the
+    built-in grower's ``scan_batch`` (compiled and cached with it) on a lane of that one
+    feature, which no other feature seeds."""
+    m = level.grad.shape[0]
+    scan_batch = newton_grow.grow_newton.py_func.__globals__["scan_batch"]
+    alone = newton_parallel.new_batch(features.size, m)
+    for i, f in enumerate(features):
+        one = newton_parallel.new_batch(1, m)
+        scan_batch(cols, rows, np.array([f]), np.ones((1, m), np.bool_), level, params, one)
+        for field in alone._fields:
+            getattr(alone, field)[i] = getattr(one, field)[0]
+    return alone
+
+
 def _alone_and_seeded(X, g, h, m, mcw, seed):
     """Each feature of X scanned alone (a lane of one feature: no seed), and all of them in
     one lane (each feature's pass seeded by the earlier ones' gains, ``Running.known``), by
@@ -153,13 +168,8 @@ def _alone_and_seeded(X, g, h, m, mcw, seed):
     params = NewtonParams(min_child_weight=mcw).kernel_params(n)
     level = newton_grow.level_stats(rows, np.argsort(position, kind="stable"), m, params,
                                      newton_split.newton_score)
+    alone = column_scans_alone(cols, rows, np.arange(F), level, params)
     scan_batch = newton_grow.grow_newton.py_func.__globals__["scan_batch"]
-    alone = newton_parallel.new_batch(F, m)
-    for f in range(F):
-        one = newton_parallel.new_batch(1, m)
-        scan_batch(cols, rows, np.array([f]), np.ones((1, m), np.bool_), level, params, one)
-        for field in alone._fields:
-            getattr(alone, field)[f] = getattr(one, field)[0]
     batch = newton_parallel.new_batch(F, m)
     scan_batch(cols, rows, np.arange(F), np.ones((F, m), np.bool_), level, params, batch)
     merged_alone, merged_batch = newton_split.make_best(m), newton_split.make_best(m)
