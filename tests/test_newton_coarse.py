@@ -3,9 +3,10 @@ the column scan's, array for array, and the brute force's.
 
 With dyadic g and h every sum is exact, so the coarse scan's boundaries and refined
 candidates have the column scan's gains to the bit.  ``coarse_bins`` as small as 1 (every
-candidate inside a bin: all refined, none a boundary) and 2-8 (many values per bin,
-ties across bin edges, one-value bins) on up to 60 rows, where a level of a few nodes
-takes the coarse path (``pays``)."""
+candidate inside a bin: all refined, none a boundary), 2-8 (many values per bin, ties
+across bin edges, one-value bins) and 20-40 (several groups of ``GROUP`` bins, passed
+whole or bin by bin) on up to 60 rows, where a level of a few nodes takes the coarse
+path (``pays``)."""
 
 import numpy as np
 import pytest
@@ -45,7 +46,7 @@ def continuous(draw, max_rows=60):
     g = np.array(draw(st.lists(_GRAD, min_size=n, max_size=n)))
     kind = draw(st.sampled_from(["ones", "dyadic", "dyadic", "tiny", "zero_heavy"]))
     h = np.array(draw(st.lists(_HESS[kind], min_size=n, max_size=n)))
-    return X, g, h, draw(st.sampled_from([1, 2, 3, 5, 8]))
+    return X, g, h, draw(st.sampled_from([1, 2, 3, 5, 8, 20, 40]))
 
 
 @st.composite
@@ -77,14 +78,10 @@ def test_trees_equal_the_column_scan_and_the_brute_force(problem, p, bynode, thr
         assert_same_tree(tree, 0, oracle.grow(X, g, h, np.arange(n), np.arange(K), p), X, p)
 
 
-@settings(max_examples=scaled(0.2), deadline=None)
-@given(seed=st.integers(0, 2 ** 32 - 1), coarse_bins=st.sampled_from([1, 4, 16]),
-       m=st.sampled_from([1, 2, 3]), mcw=st.sampled_from([0.0, 1.0]))
-def test_a_level_scan_merges_to_the_column_scans_choice(seed, coarse_bins, m, mcw):
-    """The kernel itself, not only whole trees: the coarse scan of a level's features, merged
-    in feature order, chooses each node's split (feature, side, values, gain) as the column
-    scans of the same features do, and it does refine (``coarse_bins`` 1: every candidate
-    is inside a bin)."""
+def _random_level(seed, coarse_bins, m, mcw):
+    """A level of ``m`` slots over 400 rows of three coarse features (many values, ties,
+    missing values), random slots, integer-valued g and h of many ties: (cols, rows, level
+    histograms, features, level, params)."""
     rng = np.random.default_rng(seed)
     n = 400
     X = np.column_stack([rng.integers(0, 150, n) / 8.0, rng.normal(size=n).round(2) + 0.0,
@@ -105,6 +102,18 @@ def test_a_level_scan_merges_to_the_column_scans_choice(seed, coarse_bins, m, mc
     level = level_stats(rows, order, m, params, newton_score)
     bins = accumulate(BinCodes(cols.coarse_codes, cols.coarse_index, cols.coarse_start, True),
                       gh, open_rows, features, 1, summed_where(np.ones(m, np.bool_)))
+    return cols, rows, bins, features, level, params
+
+
+@settings(max_examples=scaled(0.2), deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), coarse_bins=st.sampled_from([1, 4, 16, 64]),
+       m=st.sampled_from([1, 2, 3]), mcw=st.sampled_from([0.0, 1.0]))
+def test_a_level_scan_merges_to_the_column_scans_choice(seed, coarse_bins, m, mcw):
+    """The kernel itself, not only whole trees: the coarse scan of a level's features, merged
+    in feature order, chooses each node's split (feature, side, values, gain) as the column
+    scans of the same features do, and it does refine (``coarse_bins`` 1: every candidate
+    is inside a bin; 64: four groups of bins)."""
+    cols, rows, bins, features, level, params = _random_level(seed, coarse_bins, m, mcw)
     allowed = np.ones((features.size, m), np.bool_)
     batch = new_batch(features.size, m)
     known = np.full(m, -np.inf)
@@ -119,6 +128,52 @@ def test_a_level_scan_merges_to_the_column_scans_choice(seed, coarse_bins, m, mc
         merge_row(column, level, alone, i)
     for field in coarse._fields:
         np.testing.assert_array_equal(getattr(coarse, field), getattr(column, field), field)
+
+
+@settings(max_examples=scaled(0.1), deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), m=st.sampled_from([1, 3]))
+def test_group_sums_hold_each_group_of_a_pass(seed, m):
+    """The first call's ``GroupSums``, against sums in plain Python: each group's G and H
+    added bin by bin in the pass's order, its rows, rows of h > 0 and last bin holding
+    rows, and a range [low, high] holding every boundary's G (from the group's start) and
+    every inside's box, in every pass of every slot (the descending one alone for a
+    feature without missing values, both for the third, which has some)."""
+    cols, rows, bins, features, level, params = _random_level(seed, 64, m, 0.0)
+    groups = newton_coarse.new_group_sums(cols, bins, m)
+    scout = grow_newton.py_func.__globals__["scan_coarse_batch"]
+    allowed = np.ones((features.size, m), np.bool_)
+    scout(cols, rows, bins, groups, np.full(m, np.inf), features, allowed, level, params,
+          new_batch(features.size, m))
+    size = newton_coarse.GROUP
+    for k, f in enumerate(features):
+        n_bins = bins.offset[k + 1] - bins.offset[k] - 1
+        for s in range(m):
+            cells = bins.offset[k] + np.arange(n_bins)
+            has_missing = bins.counts[s, bins.offset[k] + n_bins, 0] > 0
+            passes = [(0, cells)] if cols.forward[f] else []
+            if has_missing or not cols.forward[f]:
+                passes.append((1, cells[::-1]))
+            for direction, order in passes:
+                for group in range(-(-n_bins // size)):
+                    grad = hess = 0.0
+                    n_rows = n_pos = 0
+                    last = -1
+                    points = []
+                    for cell in order[group * size:(group + 1) * size]:
+                        G_b, A_b = bins.sums[s, cell, 0], bins.spread[s, cell]
+                        points += [grad + (G_b - A_b) / 2.0, grad + (G_b + A_b) / 2.0]
+                        grad += G_b
+                        hess += bins.sums[s, cell, 1]
+                        count = int(bins.counts[s, cell, 0])
+                        n_rows += count
+                        n_pos += count - int(bins.counts[s, cell, 1])
+                        last = cell - bins.offset[k] if count > 0 else last
+                    at = (s, k, direction, group)
+                    assert groups.grad[at] == grad and groups.hess[at] == hess
+                    assert groups.n_rows[at] == n_rows and groups.n_pos[at] == n_pos
+                    assert groups.last[at] == last
+                    assert groups.low[at] <= min(points + [0.0])
+                    assert groups.high[at] >= max(points + [0.0])
 
 
 def test_real_trees_equal_the_column_scans():

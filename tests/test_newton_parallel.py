@@ -12,8 +12,8 @@ from numba import njit
 
 import apsplit
 from apsplit.adapters import DMatrix, train
-from apsplit.kernels import (coarse, lanes, newton_grow, newton_hist, newton_moves,
-                             newton_parallel, newton_split)
+from apsplit.kernels import (coarse, lanes, newton_coarse, newton_grow, newton_hist,
+                             newton_moves, newton_parallel, newton_split)
 from apsplit.kernels.newton_moves import OpenRows
 from apsplit.kernels.newton_split import Rows, make_level
 from apsplit.newton import NewtonData, NewtonParams, grow_newton_forest, grow_newton_tree
@@ -254,7 +254,8 @@ def test_the_parallel_loops_are_parallel():
         newton_hist.BinCodes(cols.coarse_codes, cols.coarse_index, cols.coarse_start, True), gh,
         open_rows, np.array([0, 1]), 2, summed)
     assert _has_parallel_loop(bound["scan_coarse_batch"], cols, Rows(gh, position), coarse_bins,
-                              np.full(m, -np.inf), np.array([0, 1]), allowed, level, params,
+                              newton_coarse.new_group_sums(cols, coarse_bins, m),
+                              np.full(m, np.inf), np.array([0, 1]), allowed, level, params,
                               newton_parallel.new_batch(2, m))
     tree = newton_grow._new_tree(3, n, 0)
     assert _has_parallel_loop(newton_moves.move_rows, tree, cols, open_rows, position,

@@ -27,27 +27,32 @@ Which candidates can be left out.  The grower keeps the first candidate, in XGBo
 order, of the highest cell of the node's tie grid (``newton_split``, "Ties"): a
 candidate can be left out when another one, met anywhere, is in a higher cell, or one
 met before it in the same cell or higher.  So each level calls the scan twice.  The
-first call (``known`` = +inf, ``_scout_slot``) evaluates the boundary into every
-``SCOUT``-th bin and the closing candidates; each node's largest such gain over the
-features is ``known``, the gain of a candidate that the second call evaluates again from
-the same sums and the grower's merge meets.  The second goes through the bins in groups
-(``GROUP``) and then one by one, and looks at a bin's boundary and inside only where
-its box can reach above both ``below_bar(known)`` (a gain under it is in a lower cell
-than known's; known raised, for a thread's later features, to the gains its earlier
-ones kept) and ``record_bar`` of the feature's best so far; every candidate is tested
-against the same two bars.  A feature whose best ends in a lower cell than
-known's has no candidate the merge can keep: its row is left empty.  The first
-candidate of the feature's highest cell, when that cell is known's or higher, beats
-both bars, so it is evaluated and kept, and nothing after it replaces it: the feature's
-row is the column scan's, and so is the merge's choice.
+first call (``known`` = +inf, ``_scout_feature``) sums each pass's bins per group of
+``GROUP`` (``GroupSums``: G, H, rows, the last bin holding rows, and the range of G
+[low, high] over the boxes of the group's bins, from the group's start) and evaluates
+the boundary into each group's first bin holding rows of the node, and the closing
+candidates; each node's largest such gain over the features is ``known``, the gain of a
+candidate that the second call evaluates again from the same sums and the grower's
+merge meets.  The second tests each group's box, [start + low, start + high] x [H,
+H + H_group], passes a refused group in O(1), looks at the bins of the others one by
+one, and at a bin's boundary and inside only where its box can reach above both
+``below_bar(known)`` (a gain under it is in a lower cell than known's; known raised,
+for a thread's later features, to the gains its earlier ones kept) and ``record_bar``
+of the feature's best so far; every candidate is tested against the same two bars.  A
+feature whose best ends in a lower cell than known's has no candidate the merge can
+keep: its row is left empty.  The first candidate of the feature's highest cell, when
+that cell is known's or higher, beats both bars, so it is evaluated and kept, and
+nothing after it replaces it: the feature's row is the column scan's, and so is the
+merge's choice.
 
 Rounding.  A box holds the side sums *as computed* by the refinement (P from the
 histogram, then the rows in column order): it is widened by ``DERIVE_WITHIN`` (4 n +
 256) ulps of the node's sum of |g| and of its H, n the level's open rows, which covers
 the bins' own sums (n additions), a derived slot's subtraction at its parent's scale (at
-most ``DERIVE_WITHIN`` times the node's, ``newton_hist``), and the walk's additions.
-The boundaries and P are added bin by bin rather than row by row, as in
-``newton_hist``: gains a few ulps from the column scan's, whose consequences that
+most ``DERIVE_WITHIN`` times the node's, ``newton_hist``), the walk's additions and a
+group range's few roundings.  The boundaries and P are added group by group, each group bin by bin (the same
+additions in both calls), rather than row by row as the column scan adds them: gains a
+few ulps from the column scan's, as in ``newton_hist``, whose consequences that
 module's docstring sets out (measure-zero events; a derived slot whose comparison with
 ``min_child_weight`` is within the band is summed again from its rows and scanned
 again, ``LevelBins.near``).  The chosen split's gain is then recomputed in the column's
@@ -59,9 +64,10 @@ node in the bin before and the first in the bin after (``_resolve``), the same r
 column scan meets there.
 
 Cost per level and coarse feature: the summed slots' rows (one pass over their codes),
-two walks of m x 256 bins, and the refined bins' entries, about n / 255 each; against
-the column scan's every open entry with random reads of (g, h).  ``pays`` decides per
-level (``PAYS_ROWS_PER_BIN``).
+one walk of m x 256 bins, m x 16 groups, the bins of the groups whose box passes, and
+the refined bins' entries, about n / 255 each; against the column scan's every open
+entry with random reads of (g, h).  ``pays`` decides per level (``PAYS_ROWS_PER_BIN``;
+1.5 instead of 2, which takes higgs7k's 16-node level, was no faster, measured).
 """
 
 from typing import NamedTuple
@@ -77,8 +83,7 @@ from .newton_split import (beats, below_bar, exceed_limit, record_bar,
 from .unsigned import u
 
 PAYS_ROWS_PER_BIN = 2.0  # a level scans coarse histograms at this many open rows per node-bin
-GROUP = 16  # bins bounded as a whole before any of them is looked at (``_scan_slot``)
-SCOUT = 4   # the first call evaluates the boundary of every SCOUT-th bin only
+GROUP = 16  # bins summed and bounded as a whole (``GroupSums``)
 _ULP = 2.0 ** -53
 
 # The criterion's child score and cheap test, and the lane scanner: free names, bound per
@@ -97,24 +102,63 @@ def pays(cols, n_open_rows, m):
     return n_open_rows >= PAYS_ROWS_PER_BIN * m * (n_bins + 1)
 
 
+class Walk(NamedTuple):
+    """What the refinement and a boundary's values read of one coarse feature: its
+    column's entries, where each bin's start (``bin_entry``; the last ends at ``end``),
+    and the rows' slots and (g, h).  Taken out of ``Columns`` and ``Rows`` once per
+    feature (``_walk``): numba counts a reference to every array passed to an inlined
+    function, per call, and ``Columns`` holds 17."""
+
+    entry_rows: np.ndarray
+    entry_values: np.ndarray
+    bin_entry: np.ndarray
+    end: int
+    position: np.ndarray
+    gh: np.ndarray
+
+
+class Side(NamedTuple):
+    """Sums of one side of a candidate (or of a node): G, H and the rows of h > 0."""
+
+    grad: float
+    hess: float
+    n_pos: int
+
+
+class Node(NamedTuple):
+    """A slot's sums, score and tie window (``newton_split.Level``, one slot)."""
+
+    grad: float
+    hess: float
+    n_pos: int
+    score: float
+    tie: float
+
+
 @njit(inline='always')
-def _bin_entries(cols, f, j, b):
-    """Bin b of coarse feature f (column j of the coarse codes): its entries lo:hi in the
-    column as built."""
-    first = cols.coarse_start[j]
-    lo = cols.coarse_entry[first + b]
-    hi = cols.coarse_entry[first + b + 1] if first + b + 1 < cols.coarse_start[j + 1] \
-        else cols.indptr[f + 1]
+def _walk(cols, rows, f):
+    """The ``Walk`` of coarse feature f."""
+    j = cols.coarse_index[f]
+    return Walk(cols.rows, cols.values,
+                cols.coarse_entry[cols.coarse_start[j]:cols.coarse_start[j + 1]],
+                cols.indptr[f + 1], rows.position, rows.gh)
+
+
+@njit(inline='always')
+def _bin_entries(walk, b):
+    """Bin b's entries lo:hi in the column as built."""
+    lo = walk.bin_entry[b]
+    hi = walk.bin_entry[b + 1] if b + 1 < walk.bin_entry.shape[0] else walk.end
     return lo, hi
 
 
 @njit(inline='always')
-def _node_value(cols, position, lo, hi, s, from_end):
+def _node_value(walk, lo, hi, s, from_end):
     """The value of slot s's first entry among entries lo:hi (``from_end``: its last)."""
     for k in range(hi - lo):
         e = u(hi - 1 - k if from_end else lo + k)
-        if position[cols.rows[e]] == s:
-            return cols.values[e]
+        if walk.position[walk.entry_rows[e]] == s:
+            return walk.entry_values[e]
     return np.nan
 
 
@@ -132,61 +176,61 @@ class SlotBest(NamedTuple):
 
 
 @njit(inline='always')
-def _resolve(cols, position, f, j, s, best, n_bins):
+def _resolve(walk, s, best, n_bins):
     """The two values of a boundary: those of the node's rows on either side of it, the
     rows the column scan meets there (ascending: the last of the bin before, the first
     of the bin entered; descending, the other way round)."""
     if best.bin < 0:
         return best
-    lo, hi = _bin_entries(cols, f, j, best.before)
+    lo, hi = _bin_entries(walk, best.before)
     ascending = not best.default_left
-    near_value = _node_value(cols, position, lo, hi, s, ascending)  # the bin before's side
+    near_value = _node_value(walk, lo, hi, s, ascending)  # the bin before's side
     if best.bin == n_bins:  # the closing candidate: every present row on one side
         if ascending:
             return SlotBest(best.gain, False, near_value, np.inf, -1, -1)
         return SlotBest(best.gain, True, -np.inf, near_value, -1, -1)
-    lo, hi = _bin_entries(cols, f, j, best.bin)
-    far_value = _node_value(cols, position, lo, hi, s, not ascending)
+    lo, hi = _bin_entries(walk, best.bin)
+    far_value = _node_value(walk, lo, hi, s, not ascending)
     if ascending:
         return SlotBest(best.gain, False, near_value, far_value, -1, -1)
     return SlotBest(best.gain, True, far_value, near_value, -1, -1)
 
 
 @njit(inline='always')
-def _refine(cols, rows, f, j, b, s, ascending, G, H, n_pos, level, best, known_bar, params, score,
-            may_exceed):
-    """The candidates inside bin b of slot s in a pass: its entries walked in the column,
-    the slot's rows picked, each candidate computed as the column scan computes it from
-    the sums (G, H, n_pos) of the bins before b plus the rows seen.  Returns the best
-    (``SlotBest``) and whether a side's hessian sum came near ``min_child_weight`` (the
-    caller flags the slot if it is derived)."""
-    lo, hi = _bin_entries(cols, f, j, b)
-    position, gh = rows.position, rows.gh
-    node_grad, node_hess, node_pos = level.grad[s], level.hess[s], level.n_pos[s]
-    node_score, tie, mcw = level.score[s], level.tie[s], params.min_child_weight
-    band = MIN_CHILD_BAND * node_hess
-    limit = exceed_limit(max(record_bar(best.gain, tie), known_bar), node_score)
+def _refine(walk, b, s, ascending, before, node, best, known_bar, params, score, may_exceed):
+    """The candidates inside bin b of slot s (``node``) in a pass: its entries walked in
+    the column, the slot's rows picked, each candidate computed as the column scan
+    computes it from the sums ``before`` (a ``Side``) of the bins before b plus the rows
+    seen.  Returns the best (``SlotBest``) and whether a side's hessian sum came near
+    ``min_child_weight`` (the caller flags the slot if it is derived)."""
+    lo, hi = _bin_entries(walk, b)
+    position, gh, entry_rows, entry_values = walk.position, walk.gh, walk.entry_rows, \
+        walk.entry_values
+    G, H, n_pos = before.grad, before.hess, before.n_pos
+    tie, mcw = node.tie, params.min_child_weight
+    band = MIN_CHILD_BAND * node.hess
+    limit = exceed_limit(max(record_bar(best.gain, tie), known_bar), node.score)
     near = False
     seen = 0
     last = 0.0
     for i in range(hi - lo):
         e = u(lo + i if ascending else hi - 1 - i)
-        r = u(cols.rows[e])
+        r = u(entry_rows[e])
         if position[r] != s:
             continue
-        v = cols.values[e]
+        v = entry_values[e]
         if seen > 0 and v != last:
-            other = node_hess - H
-            if n_pos > 0 and node_pos - n_pos > 0 and (abs(H - mcw) <= band
-                                                        or abs(other - mcw) <= band):
+            other = node.hess - H
+            if n_pos > 0 and node.n_pos - n_pos > 0 and (abs(H - mcw) <= band
+                                                          or abs(other - mcw) <= band):
                 near = True
-            if may_exceed(G, H, node_grad - G, other, limit, params):
-                gain = side_gain(G, H, n_pos, node_grad, node_hess, node_pos, node_score,
+            if may_exceed(G, H, node.grad - G, other, limit, params):
+                gain = side_gain(G, H, n_pos, node.grad, node.hess, node.n_pos, node.score,
                                  params, score)
                 if beats(gain, best.gain, tie):
                     best = SlotBest(gain, not ascending, last if ascending else v,
                                     v if ascending else last, -1, -1)
-                    limit = exceed_limit(max(record_bar(gain, tie), known_bar), node_score)
+                    limit = exceed_limit(max(record_bar(gain, tie), known_bar), node.score)
         h = gh[r, 1]
         G += gh[r, 0]
         H += h
@@ -197,228 +241,327 @@ def _refine(cols, rows, f, j, b, s, ascending, G, H, n_pos, level, best, known_b
 
 
 @njit(inline='always')
-def _box_may_exceed(G, H, G_b, H_b, A_b, node_grad, node_hess, widen_G, widen_H, limit, params,
-                    may_exceed):
-    """False only when no side whose computed sums lie in the box [G + (G_b - A_b) / 2,
-    G + (G_b + A_b) / 2] x [H, H + H_b] (widened) has a computed gain above the bar:
-    ``may_exceed`` refuses one point that dominates the box.  The built-in score
-    G^2 / (H + lambda) (alpha and max_delta_step 0, the only one the coarse scan runs
-    with) grows with |G| and falls with H, so each side's score on the box is at most its
-    value at the largest |G| and the least H of that side, and the gain at most their sum
-    less the node's score: the refusal of that point bounds the whole box
-    (``newton_may_exceed``'s proof, with ``newton_split._block_may_exceed``'s for the
-    rounding of the candidates' sums)."""
-    G_lo = G + (G_b - A_b) / 2.0 - widen_G
-    G_hi = G + (G_b + A_b) / 2.0 + widen_G
+def _box_may_exceed(G, H, low, high, H_b, node_grad, node_hess, widen_G, widen_H, limit,
+                    params, may_exceed):
+    """False only when no side whose computed sums lie in the box [G + low, G + high] x
+    [H, H + H_b] (widened) has a computed gain above the bar: ``may_exceed`` refuses one
+    point that dominates the box.  The built-in score G^2 / (H + lambda) (alpha and
+    max_delta_step 0, the only one the coarse scan runs with) grows with |G| and falls
+    with H, so each side's score on the box is at most its value at the largest |G| and
+    the least H of that side, and the gain at most their sum less the node's score: the
+    refusal of that point bounds the whole box (``newton_may_exceed``'s proof, with
+    ``newton_split._block_may_exceed``'s for the rounding of the candidates' sums).
+    A bin's insides lie in low, high = (G_b -+ A_b) / 2 (its negative and its positive
+    g's sums), a group's in the range of its bins' boxes (``GroupSums``)."""
+    G_lo = G + low - widen_G
+    G_hi = G + high + widen_G
     return may_exceed(max(abs(G_lo), abs(G_hi)), H - widen_H,
                       max(abs(node_grad - G_lo), abs(node_grad - G_hi)),
                       node_hess - (H + H_b + widen_H), limit, params)
 
 
-@njit(inline='always')
-def _group_sums(sums, spread, at, first, stop, ascending, n_bins):
-    """The sums of G, H and |g| of the bins ``first`` .. ``stop - 1`` of a pass."""
-    G = H = A = 0.0
-    for step in range(first, stop):
-        cell = u(at + (step if ascending else n_bins - 1 - step))
-        G += sums[2 * cell]
-        H += sums[2 * cell + 1]
-        A += spread[cell]
-    return G, H, A
+class GroupSums(NamedTuple):
+    """The sums of each group of ``GROUP`` bins of a pass, as the first call added them
+    (``_scout_feature``), at [slot, k, pass (0 ascending, 1 descending), group]: the second
+    call (``_scan_feature``) passes a group the cheap test refuses as a whole in O(1)."""
+
+    grad: np.ndarray     # G of the group's bins, added in the pass's order
+    hess: np.ndarray     # H, the same
+    low: np.ndarray      # the least G (from the group's start) of its bins' boxes
+    high: np.ndarray     # the largest
+    n_pos: np.ndarray    # int64: rows of h > 0
+    n_rows: np.ndarray   # int64: rows
+    last: np.ndarray     # int64: the group's last bin holding rows in the pass (-1: none)
+
+
+@njit(cache=True)
+def new_group_sums(cols, bins, m):
+    """Room for the group sums of ``bins``' features in ``m`` slots."""
+    most = 1
+    for k in range(bins.features.shape[0]):
+        j = cols.coarse_index[bins.features[k]]
+        most = max(most, cols.coarse_start[j + 1] - cols.coarse_start[j])
+    shape = (m, bins.features.shape[0], 2, (most + GROUP - 1) // GROUP)
+    return GroupSums(np.empty(shape), np.empty(shape), np.empty(shape), np.empty(shape),
+                     np.empty(shape, np.int64), np.empty(shape, np.int64),
+                     np.empty(shape, np.int64))
 
 
 @njit(inline='always')
-def _scout_slot(cols, bins, k, s, level, params, score):
-    """The largest gain of the boundaries into every ``SCOUT``-th bin of feature k of
-    ``bins`` in slot s (and of the closing candidates), in both passes: the first call's
-    ``known``, the gain of candidates the second call evaluates again from the same sums.
-    A loop of few live values, so that the bins' sums stay in registers."""
+def _scout_pass(bins, groups, k, n_bins, ascending, forward, allowed, level, params, score):
+    """One pass (``ascending`` a constant where it is inlined, so that the loop is compiled
+    for its direction) of ``_scout_feature`` over feature k of ``bins`` in every slot
+    ``allowed`` marks: writes its ``groups`` and returns each slot's largest gain (-inf
+    where the slot has no pass).  Every slot in one call: numba counts references to the
+    arrays taken out of the tuples once per call, 35% of the time when called per slot
+    (perf)."""
+    m = allowed.shape[0]
+    sums, counts = bins.sums.reshape(-1), bins.counts.reshape(-1)
+    spread = bins.spread.reshape(-1)
+    out_grad, out_hess, out_low, out_high = groups.grad, groups.hess, groups.low, groups.high
+    out_pos, out_rows, out_last = groups.n_pos, groups.n_rows, groups.last
+    direction = 0 if ascending else 1
+    tops = np.full(m, -np.inf)
+    for s in range(m):
+        at = s * bins.offset[-1] + bins.offset[k]
+        has_missing = counts[u(2 * (at + n_bins))] > 0
+        # the ascending pass when the column has one, the descending one when it has no
+        # ascending pass or the slot has missing rows (else it repeats the ascending one)
+        if not (allowed[s] and (forward if ascending else not forward or has_missing)):
+            continue
+        node_grad, node_hess, node_pos = level.grad[s], level.hess[s], level.n_pos[s]
+        node_score = level.score[s]
+        G = H = 0.0  # the groups before
+        n_pos = n_seen = 0
+        for group in range((n_bins + GROUP - 1) // GROUP):
+            G_g = H_g = low = high = 0.0  # the group's bins before; its boxes' range
+            pos_g = rows_g = 0
+            last = -1
+            for step in range(group * GROUP, min(group * GROUP + GROUP, n_bins)):
+                b = step if ascending else n_bins - 1 - step
+                cell = u(at + b)
+                count = np.int64(counts[2 * cell])
+                G_b, A_b = sums[2 * cell], spread[cell]
+                low = min(low, G_g + (G_b - A_b) / 2.0)
+                high = max(high, G_g + (G_b + A_b) / 2.0)
+                G_g += G_b
+                H_g += sums[2 * cell + 1]
+                pos_g += count - counts[2 * cell + 1]
+                rows_g += count
+                last = b if count > 0 else last
+            if n_seen > 0 and rows_g > 0:  # the boundary into the group's first nonempty bin
+                gain = side_gain(G, H, n_pos, node_grad, node_hess, node_pos, node_score,
+                                 params, score)
+                tops[s] = max(tops[s], gain)
+            out_grad[s, k, direction, group] = G_g
+            out_hess[s, k, direction, group] = H_g
+            out_low[s, k, direction, group] = low
+            out_high[s, k, direction, group] = high
+            out_pos[s, k, direction, group] = pos_g
+            out_rows[s, k, direction, group] = rows_g
+            out_last[s, k, direction, group] = last
+            G += G_g
+            H += H_g
+            n_pos += pos_g
+            n_seen += rows_g
+        if has_missing and n_seen > 0:  # the closing candidate
+            gain = side_gain(G, H, n_pos, node_grad, node_hess, node_pos, node_score, params,
+                             score)
+            tops[s] = max(tops[s], gain)
+    return tops
+
+
+@njit(inline='always')
+def _scout_feature(cols, bins, groups, k, allowed, level, params, score, gains):
+    """Each allowed slot's largest gain (into ``gains``), in both passes over feature k of
+    ``bins``, of the boundaries into each group's first bin holding rows of the slot and
+    of the closing candidates: the first call's ``known``, the gain of candidates the
+    second call evaluates again from the same sums.  Writes the passes' ``groups``.  A
+    pass's sums are added group by group, each group's bin by bin from zero: the side
+    before bin b is (the groups before b's) + (the bins of b's group before b), the same
+    additions in both calls."""
     f = bins.features[k]
     j = cols.coarse_index[f]
     n_bins = cols.coarse_start[j + 1] - cols.coarse_start[j]
-    sums, counts = bins.sums.reshape(-1), bins.counts.reshape(-1)
-    at = s * bins.offset[-1] + bins.offset[k]
-    node_grad, node_hess, node_pos = level.grad[s], level.hess[s], level.n_pos[s]
-    node_score = level.score[s]
-    has_missing = counts[u(2 * (at + n_bins))] > 0
-    top = -np.inf
-    for direction in range(2):
-        ascending = direction == 0
-        if ascending and not cols.forward[f]:
-            continue
-        G = H = 0.0
-        n_pos = n_seen = 0
-        for step in range(n_bins):
-            cell = u(at + (step if ascending else n_bins - 1 - step))
-            count = np.int64(counts[2 * cell])
-            if step % SCOUT == 0 and n_seen > 0 and count > 0:
-                gain = side_gain(G, H, n_pos, node_grad, node_hess, node_pos, node_score,
-                                 params, score)
-                top = gain if gain > top else top
-            G += sums[2 * cell]
-            H += sums[2 * cell + 1]
-            n_pos += count - counts[2 * cell + 1]
-            n_seen += count
-        if has_missing and n_seen > 0:
-            gain = side_gain(G, H, n_pos, node_grad, node_hess, node_pos, node_score, params,
-                             score)
-            top = gain if gain > top else top
-        if ascending and not has_missing:
-            break
-    return top
+    forward = cols.forward[f]
+    up = _scout_pass(bins, groups, k, n_bins, True, forward, allowed, level, params, score)
+    down = _scout_pass(bins, groups, k, n_bins, False, forward, allowed, level, params, score)
+    for s in range(allowed.shape[0]):
+        if allowed[s]:
+            gains[s] = max(up[s], down[s])
+
+
+class FeatureScan(NamedTuple):
+    """One coarse feature's scan in every slot of a level (``_scan_feature``), arrays of
+    the level's slots: what to scan and against what, and what was found."""
+
+    scan: np.ndarray          # bool: the slot is scanned (the others are left as they are)
+    known: np.ndarray         # a gain met in the slot; raised to the slot's best found
+    gain: np.ndarray          # the feature's best gain (-inf: none the merge can keep)
+    default_left: np.ndarray
+    left_value: np.ndarray
+    right_value: np.ndarray
+    near: np.ndarray          # bool: a derived slot met a hessian sum near min_child_weight
+
+
+@njit(cache=True)
+def new_feature_scan(m):
+    """A ``FeatureScan`` for ``m`` slots, nothing scanned or known yet."""
+    return FeatureScan(np.zeros(m, np.bool_), np.full(m, -np.inf), np.full(m, -np.inf),
+                       np.zeros(m, np.bool_), np.full(m, np.nan), np.full(m, np.nan),
+                       np.zeros(m, np.bool_))
 
 
 @njit(inline='always')
-def _scan_slot(cols, rows, bins, k, s, level, known, params, score, may_exceed):
-    """Feature k of the level's coarse histograms ``bins`` in slot s, against ``known`` (a
-    gain met in the slot): its best (``SlotBest``; gain -inf: none the merge can keep)
-    and whether a derived slot met a hessian sum within the band of
-    ``min_child_weight``.  The bins come in groups of ``GROUP``: a group whose box (all
-    the sums of its boundaries and insides) the cheap test refuses only adds its bins'
-    sums, one by one as the other bins.  The module docstring."""
+def _scan_feature(cols, rows, bins, groups, k, level, params, score, may_exceed, found):
+    """Feature k of the level's coarse histograms ``bins`` in every slot s that
+    ``found.scan`` marks, against ``found.known[s]`` (a gain met in the slot): its best
+    into ``found`` (gain -inf: none the merge can keep; known raised to it), and whether
+    a derived slot met a hessian sum within the band of ``min_child_weight``.  A group of
+    ``GROUP`` bins whose box (all the sums of its boundaries and insides, from
+    ``groups``) the cheap test refuses is passed whole; the others' bins are looked at
+    one by one.  Every slot in one call, as ``_scout_pass``.  The module docstring."""
     f = bins.features[k]
     j = cols.coarse_index[f]
     n_bins = cols.coarse_start[j + 1] - cols.coarse_start[j]
     sums, counts, spread = bins.sums.reshape(-1), bins.counts.reshape(-1), bins.spread.reshape(-1)
-    at = s * bins.offset[-1] + bins.offset[k]  # the slot's feature's first bin
-    position = rows.position
-    node_grad, node_hess, node_pos = level.grad[s], level.hess[s], level.n_pos[s]
-    node_score, tie, mcw = level.score[s], level.tie[s], params.min_child_weight
-    known_bar = below_bar(known, tie)  # a gain under it is in a lower cell than known's
+    group_grad, group_hess, group_low, group_high = groups.grad, groups.hess, groups.low, \
+        groups.high
+    group_pos, group_rows, group_last = groups.n_pos, groups.n_rows, groups.last
+    walk = _walk(cols, rows, f)
+    forward = cols.forward[f]
     widen = DERIVE_WITHIN * (4.0 * level.n_rows.sum() + 256.0) * _ULP
-    widen_G, widen_H = widen * level.abs_grad[s], widen * node_hess
-    band = MIN_CHILD_BAND * node_hess
-    check = bins.derived[s]
-    near = False
-    has_missing = counts[u(2 * (at + n_bins))] > 0
-    best = SlotBest(-np.inf, False, np.nan, np.nan, -1, -1)
-    for direction in range(2):
-        ascending = direction == 0
-        if ascending and not cols.forward[f]:
+    mcw = params.min_child_weight
+    for s in range(found.scan.shape[0]):
+        if not found.scan[s]:
             continue
-        G = H = 0.0
-        n_pos = n_seen = 0
-        before = -1
-        limit = exceed_limit(max(record_bar(best.gain, tie), known_bar), node_score)
-        step = 0
-        while step < n_bins:
-            stop = min(step + GROUP, n_bins)
-            G_g, H_g, A_g = _group_sums(sums, spread, at, step, stop, ascending, n_bins)
-            if not _box_may_exceed(G, H, G_g, H_g, A_g, node_grad, node_hess, widen_G, widen_H,
-                                   limit, params, may_exceed):
-                for inside in range(step, stop):  # no candidate to record: the sums only
-                    b = inside if ascending else n_bins - 1 - inside
-                    cell = u(at + b)
-                    count = counts[2 * cell]
-                    G += sums[2 * cell]
-                    H += sums[2 * cell + 1]
-                    n_pos += np.int64(count - counts[2 * cell + 1])
-                    n_seen += np.int64(count)
-                    before = b if count > 0 else before
-                step = stop
+        known = found.known[s]
+        at = s * bins.offset[-1] + bins.offset[k]  # the slot's feature's first bin
+        node_grad, node_hess, node_pos = level.grad[s], level.hess[s], level.n_pos[s]
+        node_score, tie = level.score[s], level.tie[s]
+        node = Node(node_grad, node_hess, node_pos, node_score, tie)
+        known_bar = below_bar(known, tie)  # a gain under it is in a lower cell than known's
+        widen_G, widen_H = widen * level.abs_grad[s], widen * node_hess
+        band = MIN_CHILD_BAND * node_hess
+        check = bins.derived[s]
+        near = False
+        has_missing = counts[u(2 * (at + n_bins))] > 0
+        best = SlotBest(-np.inf, False, np.nan, np.nan, -1, -1)
+        for direction in range(2):
+            ascending = direction == 0
+            if ascending and not forward:
                 continue
-            for inside in range(step, stop):
-                b = inside if ascending else n_bins - 1 - inside
-                cell = u(at + b)
-                count = counts[2 * cell]
-                if count == 0:
-                    continue
-                G_b, H_b = sums[2 * cell], sums[2 * cell + 1]
-                # the bin's box holds its boundary's sums (G, H) and its insides' (a bin of
-                # one row has no inside: its boundary is tested alone)
-                inner = count >= 2
-                boundary = n_seen > 0
-                if (boundary or inner) and (not inner or _box_may_exceed(
-                        G, H, G_b, H_b, spread[cell], node_grad, node_hess, widen_G, widen_H,
-                        limit, params, may_exceed)):
-                    if boundary:  # the boundary into bin b
-                        other = node_hess - H
-                        if check and n_pos > 0 and node_pos - n_pos > 0 and (
-                                abs(H - mcw) <= band or abs(other - mcw) <= band):
-                            near = True
-                        if may_exceed(G, H, node_grad - G, other, limit, params):
-                            gain = side_gain(G, H, n_pos, node_grad, node_hess, node_pos,
-                                             node_score, params, score)
-                            if beats(gain, best.gain, tie):
-                                best = SlotBest(gain, not ascending, np.nan, np.nan, b, before)
-                                limit = exceed_limit(max(record_bar(gain, tie), known_bar),
+            G_start = H_start = 0.0  # the groups before
+            pos_start = seen_start = 0
+            before = -1
+            limit = exceed_limit(max(record_bar(best.gain, tie), known_bar), node_score)
+            for group in range((n_bins + GROUP - 1) // GROUP):
+                G_g = group_grad[s, k, direction, group]
+                H_g = group_hess[s, k, direction, group]
+                if _box_may_exceed(G_start, H_start, group_low[s, k, direction, group],
+                                   group_high[s, k, direction, group], H_g, node_grad, node_hess,
+                                   widen_G, widen_H, limit, params, may_exceed):
+                    G_in = H_in = 0.0  # the group's bins before
+                    pos_in = seen_in = 0
+                    for step in range(group * GROUP, min(group * GROUP + GROUP, n_bins)):
+                        b = step if ascending else n_bins - 1 - step
+                        cell = u(at + b)
+                        count = counts[2 * cell]
+                        if count == 0:
+                            continue
+                        G, H = G_start + G_in, H_start + H_in
+                        n_pos, n_seen = pos_start + pos_in, seen_start + seen_in
+                        G_b, H_b = sums[2 * cell], sums[2 * cell + 1]
+                        low, high = (G_b - spread[cell]) / 2.0, (G_b + spread[cell]) / 2.0
+                        # the bin's box holds its boundary's sums (G, H) and its insides' (a bin
+                        # of one row has no inside: its boundary is tested alone)
+                        inner = count >= 2
+                        boundary = n_seen > 0
+                        if (boundary or inner) and (not inner or _box_may_exceed(
+                                G, H, low, high, H_b, node_grad, node_hess, widen_G, widen_H,
+                                limit, params, may_exceed)):
+                            if boundary:  # the boundary into bin b
+                                other = node_hess - H
+                                if check and n_pos > 0 and node_pos - n_pos > 0 and (
+                                        abs(H - mcw) <= band or abs(other - mcw) <= band):
+                                    near = True
+                                if may_exceed(G, H, node_grad - G, other, limit, params):
+                                    gain = side_gain(G, H, n_pos, node_grad, node_hess, node_pos,
+                                                     node_score, params, score)
+                                    if beats(gain, best.gain, tie):
+                                        best = SlotBest(gain, not ascending, np.nan, np.nan, b,
+                                                        before)
+                                        limit = exceed_limit(max(record_bar(gain, tie), known_bar),
+                                                             node_score)
+                            if inner and _box_may_exceed(G, H, low, high, H_b, node_grad,
+                                                         node_hess, widen_G, widen_H, limit, params,
+                                                         may_exceed):
+                                refined = _refine(walk, b, s, ascending, Side(G, H, n_pos), node,
+                                                  best, known_bar, params, score, may_exceed)
+                                best, near = refined[0], near or (check and refined[1])
+                                limit = exceed_limit(max(record_bar(best.gain, tie), known_bar),
                                                      node_score)
-                    if inner and _box_may_exceed(G, H, G_b, H_b, spread[cell], node_grad,
-                                                 node_hess, widen_G, widen_H, limit, params,
-                                                 may_exceed):
-                        refined = _refine(cols, rows, f, j, b, s, ascending, G, H, n_pos, level,
-                                          best, known_bar, params, score, may_exceed)
-                        best, near = refined[0], near or (check and refined[1])
-                        limit = exceed_limit(max(record_bar(best.gain, tie), known_bar),
-                                             node_score)
-                G += G_b
-                H += H_b
-                n_pos += np.int64(count - counts[2 * cell + 1])
-                n_seen += np.int64(count)
-                before = b
-            step = stop
-        if has_missing and n_seen > 0:  # the closing candidate: the missing rows on the
-            gain = side_gain(G, H, n_pos, node_grad, node_hess, node_pos, node_score,  # other
-                             params, score)                                            # side
-            if check and n_pos > 0 and node_pos - n_pos > 0 and (
-                    abs(H - mcw) <= band or abs(node_hess - H - mcw) <= band):
-                near = True
-            if gain > known_bar and beats(gain, best.gain, tie):
-                best = SlotBest(gain, not ascending, np.nan, np.nan, n_bins, before)
-        if ascending and not has_missing:
-            break  # no missing row: the backward pass would repeat the forward one
-    if not tie_cell(best.gain, tie) >= tie_cell(known, tie):
-        return SlotBest(-np.inf, False, np.nan, np.nan, -1, -1), near
-    return _resolve(cols, position, f, j, s, best, n_bins), near
+                        G_in += G_b
+                        H_in += H_b
+                        pos_in += np.int64(count - counts[2 * cell + 1])
+                        seen_in += np.int64(count)
+                        before = b
+                G_start += G_g
+                H_start += H_g
+                pos_start += group_pos[s, k, direction, group]
+                seen_start += group_rows[s, k, direction, group]
+                last = group_last[s, k, direction, group]
+                before = last if last >= 0 else before
+            if has_missing and seen_start > 0:
+                # the closing candidate: the missing rows on the other side
+                G, H = G_start, H_start
+                gain = side_gain(G, H, pos_start, node_grad, node_hess, node_pos, node_score,
+                                 params, score)
+                if check and pos_start > 0 and node_pos - pos_start > 0 and (
+                        abs(H - mcw) <= band or abs(node_hess - H - mcw) <= band):
+                    near = True
+                if gain > known_bar and beats(gain, best.gain, tie):
+                    best = SlotBest(gain, not ascending, np.nan, np.nan, n_bins, before)
+            if ascending and not has_missing:
+                break  # no missing row: the backward pass would repeat the forward one
+        if not tie_cell(best.gain, tie) >= tie_cell(known, tie):
+            best = SlotBest(-np.inf, False, np.nan, np.nan, -1, -1)
+        best = _resolve(walk, s, best, n_bins)
+        found.known[s] = max(known, best.gain)
+        found.gain[s] = best.gain
+        found.default_left[s] = best.default_left
+        found.left_value[s] = best.left_value
+        found.right_value[s] = best.right_value
+        found.near[s] = near
 
 
-def _scan_coarse_lane(cols, rows, bins, known, features, allowed, level, params, batch, lane,
-                      lanes):
+def _scan_coarse_lane(cols, rows, bins, groups, known, features, allowed, level, params, batch,
+                      lane, lanes):
     """The coarse features ``features[i]`` of ``bins`` (in its order), i = lane (mod lanes),
     each into row i of ``batch`` (``newton_parallel.Batch``) in the slots ``allowed[i]``
-    marks (the others keep what the row holds), against ``known`` (``_scan_slot``); a
+    marks (the others keep what the row holds), against ``known`` (``_scan_feature``); a
     derived slot near ``min_child_weight`` is flagged in ``bins.near`` (True only: the
     same for any thread count).  ``known`` +inf (the first call): only each feature's
-    ``_scout_slot`` gain, in ``batch.gain``.  ``score`` and ``may_exceed``: free names,
+    ``_scout_feature`` gains, in ``batch.gain``.  ``score`` and ``may_exceed``: free names,
     bound per criterion."""
     scout = known.shape[0] > 0 and known[0] == np.inf  # the first call: +inf
-    # the largest gain the lane's features have kept so far, per slot: a later feature's
-    # candidate in a lower cell cannot be chosen
-    running = known.copy()
+    # found.known: the largest gain the lane's features have kept so far, per slot: a later
+    # feature's candidate in a lower cell cannot be chosen
+    found = new_feature_scan(level.grad.shape[0])
+    found.known[:] = known
     for i in range(lane, features.shape[0], lanes):
         k = bins.place[features[i]]
+        if scout:
+            _scout_feature(cols, bins, groups, k, allowed[i], level, params, score, batch.gain[i])
+            continue
+        found.scan[:] = allowed[i]
+        _scan_feature(cols, rows, bins, groups, k, level, params, score, may_exceed, found)
         for s in range(level.grad.shape[0]):
             if not allowed[i, s]:
                 continue
-            if scout:
-                batch.gain[i, s] = _scout_slot(cols, bins, k, s, level, params, score)
-                continue
-            best, near = _scan_slot(cols, rows, bins, k, s, level, running[s], params, score,
-                                    may_exceed)
-            running[s] = max(running[s], best.gain)
-            batch.gain[i, s] = best.gain
-            batch.feature[i, s] = features[i] if best.gain > -np.inf else -1
-            batch.default_left[i, s] = best.default_left
-            batch.left_value[i, s] = best.left_value
-            batch.right_value[i, s] = best.right_value
-            if near:
+            batch.gain[i, s] = found.gain[s]
+            batch.feature[i, s] = features[i] if found.gain[s] > -np.inf else -1
+            batch.default_left[i, s] = found.default_left[s]
+            batch.left_value[i, s] = found.left_value[s]
+            batch.right_value[i, s] = found.right_value[s]
+            if found.near[s]:
                 bins.near[s] = True
 
 
-def _scan_coarse_batch(cols, rows, bins, known, features, allowed, level, params, batch):
+def _scan_coarse_batch(cols, rows, bins, groups, known, features, allowed, level, params, batch):
     """Every coarse feature ``features[i]`` into row i of ``batch``, dealt round-robin to
     ``params.n_threads`` threads.  ``scan_coarse_lane``: a free name, ``_scan_coarse_lane``
     of the criterion."""
     lanes = lane_count(params.n_threads, features.shape[0],
                        bins.offset[-1] * level.grad.shape[0])
     if lanes == 1:
-        scan_coarse_lane(cols, rows, bins, known, features, allowed, level, params, batch,
-                         np.int64(0), np.int64(1))
+        scan_coarse_lane(cols, rows, bins, groups, known, features, allowed, level, params,
+                         batch, np.int64(0), np.int64(1))
     else:
         # prange's index is unsigned: cast, or the callee compiles twice
         for lane in prange(lanes):
-            scan_coarse_lane(cols, rows, bins, known, features, allowed, level, params, batch,
-                             np.int64(lane), lanes)
+            scan_coarse_lane(cols, rows, bins, groups, known, features, allowed, level,
+                             params, batch, np.int64(lane), lanes)
 
 
 @njit(cache=True)
@@ -469,10 +612,12 @@ def _scan_chunk(cols, rows, bins, known, features, allowed, level, params, batch
     gain per slot), then the full scan against them (the module docstring).
     ``scan_coarse_batch``: a free name, ``_scan_coarse_batch`` of the criterion."""
     boundaries_only = np.full(known.shape[0], np.inf)
-    scan_coarse_batch(cols, rows, bins, boundaries_only, features, allowed, level, params,
-                      batch)
+    groups = new_group_sums(cols, bins, known.shape[0])
+    scan_coarse_batch(cols, rows, bins, groups, boundaries_only, features, allowed, level,
+                      params, batch)
     known_gains(batch, allowed, known)
-    scan_coarse_batch(cols, rows, bins, known, features, allowed, level, params, batch)
+    scan_coarse_batch(cols, rows, bins, groups, known, features, allowed, level, params,
+                      batch)
 
 
 @njit(cache=True)
