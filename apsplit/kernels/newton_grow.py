@@ -21,7 +21,7 @@ open nodes are slots 0..m-1 and every row of an open node carries its slot
    whose best split is on a histogram feature gets its gain recomputed in the
    column's order (``newton_hist.column_order_gains``), the column scan's gain
    to the bit; an indicator feature's (``Columns.indicator_index``: one present
-   value), ``newton_indicator.scan_indicator`` on the level's per-node sums of its
+   value), ``newton_indicator.scan_indicators`` on the level's per-node sums of its
    present rows, added from the rows of each split node's smaller child and
    derived for the other (``newton_indicator.level_sums``); at a level of few nodes
    (``newton_coarse.pays``), a coarse feature's (``Columns.coarse_index``: dense,
@@ -92,10 +92,10 @@ from .newton_coarse import (_scan_chunk, _scan_coarse_batch, _scan_coarse_lane, 
 from .newton_coarse import column_order_gains as coarse_column_gains
 from .newton_hist import (BinCodes, accumulate, chunk_end, column_order_gains, hist_codes,
                           no_bins, pair_siblings, resum_near, summed_where)
-from .newton_indicator import level_sums, no_sums, scan_indicator
+from .newton_indicator import level_sums, no_sums, scan_indicators
 from .newton_moves import OpenRows, move_rows, regroup
 from .newton_parallel import (_scan_batch, _scan_bins_batch, _scan_bins_lane, _scan_lane,
-                              batch_end, merge_best, merge_row, merge_slot, new_batch,
+                              batch_end, merge_row, merge_slot, new_batch,
                               reset_best, slots_allowed)
 from .newton_split import (KRT_EPS, TIE_WINDOW, Columns, Rows, make_best, make_level,
                            may_exceed_of, newton_score, newton_weight)
@@ -394,11 +394,12 @@ def _grow(cols, gh, root_rows, features, params, draw):
         for s in range(m):
             tree.node_features[slot_node[s]] = per_node
         # every feature into a best of its own, merged in feature order (newton_parallel):
-        # the level's histogram features and column features (the others: indicator
-        # features and categorical ones)
+        # the level's histogram, coarse, column and indicator features in batches (the
+        # others, categorical ones, one by one)
         in_histograms = np.zeros(scanned.shape[0], np.bool_)
         is_column = np.zeros(scanned.shape[0], np.bool_)
         in_coarse = np.zeros(scanned.shape[0], np.bool_)
+        is_indicator = np.zeros(scanned.shape[0], np.bool_)
         use_coarse = coarse_ok and pays(cols, active.shape[0], m)
         for j in range(scanned.shape[0]):
             if by_node and not node_allowed[j].any():  # no node of the level drew it
@@ -408,7 +409,9 @@ def _grow(cols, gh, root_rows, features, params, draw):
             in_coarse[j] = use_coarse and coarse_index[f] >= 0
             is_column[j] = hist_index[f] < 0 and not cols.categorical[f] \
                 and indicator_index[f] < 0 and not in_coarse[j]
-        one = make_best(m)  # an indicator or categorical feature's best
+            is_indicator[j] = not in_histograms[j] and not in_coarse[j] \
+                and indicator_index[f] >= 0
+        one = make_best(m)  # a categorical feature's best
         one_sets = new_category_sets(level.n_rows, n_categories)
         batch = new_batch(0, m)  # the bests of the column features before batch_stop
         batch_stop = 0
@@ -424,6 +427,13 @@ def _grow(cols, gh, root_rows, features, params, draw):
         coarse_batch = new_batch(0, m)
         coarse_row = 0
         known = np.full(m, -np.inf)  # the largest coarse boundary gain so far
+        in_indicators = np.flatnonzero(is_indicator)  # the indicator features' bests, in order
+        indicator_batch = new_batch(in_indicators.shape[0], m)
+        if in_indicators.shape[0] > 0:
+            scan_indicators(cols, rows, sums, scanned[in_indicators], level, indicator_batch,
+                            params, score, slots_allowed(node_allowed, in_indicators, splittable,
+                                                         by_node))
+        indicator_row = 0
         for j in range(scanned.shape[0]):
             allowed = node_allowed[j] if by_node else splittable
             if by_node and not allowed.any():  # no node of the level drew this feature
@@ -492,11 +502,11 @@ def _grow(cols, gh, root_rows, features, params, draw):
                 merge_row(best, level, hist_batch, hist_row)
                 hist_row += 1
                 continue
-            reset_best(one)
-            if indicator_index[scanned[j]] >= 0:
-                scan_indicator(cols, rows, sums, scanned[j], level, one, params, score, allowed)
-                merge_best(best, level, one)
+            if is_indicator[j]:
+                merge_row(best, level, indicator_batch, indicator_row)
+                indicator_row += 1
                 continue
+            reset_best(one)
             scan_categorical(cols, rows, scanned[j], level, one, params, allowed, one_sets)
             for s in range(m):
                 if merge_slot(best, level, one, s):

@@ -32,7 +32,7 @@ cell's edge on the tie grid, or a hessian sum within a few
 ulps of ``min_child_weight``, can come out the other way, the measure-zero
 events the histogram path (``newton_hist``) documents.  The second is not rare
 in tests (a child holding one row of h = min_child_weight), so a derived sum
-that close to it is recomputed from the column (``scan_indicator``).  With dyadic
+that close to it is recomputed from the column (``scan_indicators``).  With dyadic
 statistics (the tests) every sum is exact, the subtraction too, and the trees
 are the scan's to the bit.  A derived node's recorded gain (the tree's
 ``gain``, XGBoost's ``loss_chg``) keeps that rounding: recomputing it in the
@@ -52,7 +52,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .newton_split import _record, split_gain
+from .newton_split import beats, split_gain
 from .unsigned import u
 
 
@@ -130,28 +130,44 @@ MIN_CHILD_BAND = 1e-9  # derived sums this close to min_child_weight (x the node
 
 
 @njit(inline='always')
-def scan_indicator(cols, rows, sums, f, level, best, params, score, allowed):
-    """The candidate of indicator feature ``f`` (present rows right, missing left) in every
-    slot that may split on it (``allowed[s]``) and holds both, kept in ``best`` by
-    ``newton_split._record``'s rule: the column scan's candidate, in its place.
+def scan_indicators(cols, rows, sums, features, level, batch, params, score, allowed):
+    """The candidate of each indicator feature ``features[i]`` (present rows right, missing
+    left) in every slot that may split on it (``allowed[i, s]``) and holds both, into row
+    i of ``batch`` (``newton_parallel.Batch``; the other slots keep the row's empty
+    best): the column scan's candidate, for the grower to merge in feature order.
 
     A derived slot whose side's hessian sum, or the other side's, lies within
     ``MIN_CHILD_BAND`` of the node's hessian sum from ``min_child_weight`` takes its sums
     from the column instead (``column_sums``, the scan's additions): there the rounding of
-    the subtraction could decide the admissibility."""
-    j = cols.indicator_index[f]
-    v = cols.indicator_value[j]
+    the subtraction could decide the admissibility.  The level's features in one call,
+    the arrays taken out of the tuples once: numba counts a reference to each per
+    inlined call (per feature, that was a third of agaricus' fit, perf)."""
+    indicator_index, indicator_value = cols.indicator_index, cols.indicator_value
+    n_rows, grad, hess, n_pos, summed = sums.n_rows, sums.grad, sums.hess, sums.n_pos, \
+        sums.summed
+    node_rows, node_hess, tie = level.n_rows, level.hess, level.tie
+    best_gain, best_feature, best_default = batch.gain, batch.feature, batch.default_left
+    best_left, best_right = batch.left_value, batch.right_value
     mcw = params.min_child_weight
-    for s in range(level.grad.shape[0]):
-        n = sums.n_rows[s, j]
-        if not (allowed[s] and n > 0 and n < level.n_rows[s]):
-            continue
-        G, H, n_pos = sums.grad[s, j], sums.hess[s, j], sums.n_pos[s, j]
-        band = MIN_CHILD_BAND * level.hess[s]
-        if not sums.summed[s] and (abs(H - mcw) <= band or abs(level.hess[s] - H - mcw) <= band):
-            G, H = column_sums(cols, rows, f, s)
-        gain = split_gain(level, s, G, H, n_pos, params, score)
-        _record(best, level, s, gain, f, True, -np.inf, v)
+    for i in range(features.shape[0]):
+        f = features[i]
+        j = indicator_index[f]
+        v = indicator_value[j]
+        for s in range(node_rows.shape[0]):
+            n = n_rows[s, j]
+            if not (allowed[i, s] and n > 0 and n < node_rows[s]):
+                continue
+            G, H = grad[s, j], hess[s, j]
+            band = MIN_CHILD_BAND * node_hess[s]
+            if not summed[s] and (abs(H - mcw) <= band or abs(node_hess[s] - H - mcw) <= band):
+                G, H = column_sums(cols, rows, f, s)
+            gain = split_gain(level, s, G, H, n_pos[s, j], params, score)
+            if beats(gain, -np.inf, tie[s]):  # admissible (the row's best is empty)
+                best_gain[i, s] = gain
+                best_feature[i, s] = f
+                best_default[i, s] = True
+                best_left[i, s] = -np.inf
+                best_right[i, s] = v
 
 
 @njit(cache=True)

@@ -117,18 +117,11 @@ def merge_slot(best, level, candidate, s):
 
 
 @njit(cache=True, inline='always')
-def merge_best(best, level, candidate):
-    """``merge_slot`` in every slot."""
-    for s in range(level.grad.shape[0]):
-        merge_slot(best, level, candidate, s)
-
-
-@njit(cache=True, inline='always')
 def merge_row(best, level, batch, i):
-    """``merge_best`` of row i of ``batch``, read in place: views of the row cost numba's
-    reference counting, an atomic increment and decrement per field (with the scan's
-    views, ``NRT_incref``/``NRT_decref`` took 8% of satimage's fit in perf, a probe;
-    without them the fit took 0.96x, measured)."""
+    """``merge_slot`` of row i of ``batch`` in every slot, read in place: views of the row
+    cost numba's reference counting, an atomic increment and decrement per field (with
+    the scan's views, ``NRT_incref``/``NRT_decref`` took 8% of satimage's fit in perf, a
+    probe; without them the fit took 0.96x, measured)."""
     gain, feature, default_left = batch.gain, batch.feature, batch.default_left
     left_value, right_value = batch.left_value, batch.right_value
     for s in range(level.grad.shape[0]):
