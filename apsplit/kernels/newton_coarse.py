@@ -50,10 +50,10 @@ histogram, then the rows in column order): it is widened by ``DERIVE_WITHIN`` (4
 256) ulps of the node's sum of |g| and of its H, n the level's open rows, which covers
 the bins' own sums (n additions), a derived slot's subtraction at its parent's scale (at
 most ``DERIVE_WITHIN`` times the node's, ``newton_hist``), the walk's additions and a
-group range's few roundings.  The boundaries and P are added group by group, each group bin by bin (the same
-additions in both calls), rather than row by row as the column scan adds them: gains a
-few ulps from the column scan's, as in ``newton_hist``, whose consequences that
-module's docstring sets out (measure-zero events; a derived slot whose comparison with
+group range's few roundings.  The boundaries and P are added group by group, each
+group bin by bin (the same additions in both calls), rather than row by row as the
+column scan adds them: gains a few ulps from the column scan's, as in ``newton_hist``,
+whose consequences that module's docstring sets out (measure-zero events; a derived slot whose comparison with
 ``min_child_weight`` is within the band is summed again from its rows and scanned
 again, ``LevelBins.near``).  The chosen split's gain is then recomputed in the column's
 order (``column_order_gains``): the column scan's gain to the bit.
