@@ -52,7 +52,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .newton_split import beats, split_gain
+from .newton_split import beats, side_gain
 from .unsigned import u
 
 
@@ -145,7 +145,9 @@ def scan_indicators(cols, rows, sums, features, level, batch, params, score, all
     indicator_index, indicator_value = cols.indicator_index, cols.indicator_value
     n_rows, grad, hess, n_pos, summed = sums.n_rows, sums.grad, sums.hess, sums.n_pos, \
         sums.summed
-    node_rows, node_hess, tie = level.n_rows, level.hess, level.tie
+    node_rows, node_grad, node_hess, node_pos = level.n_rows, level.grad, level.hess, \
+        level.n_pos
+    node_score, tie = level.score, level.tie
     best_gain, best_feature, best_default = batch.gain, batch.feature, batch.default_left
     best_left, best_right = batch.left_value, batch.right_value
     mcw = params.min_child_weight
@@ -161,7 +163,8 @@ def scan_indicators(cols, rows, sums, features, level, batch, params, score, all
             band = MIN_CHILD_BAND * node_hess[s]
             if not summed[s] and (abs(H - mcw) <= band or abs(node_hess[s] - H - mcw) <= band):
                 G, H = column_sums(cols, rows, f, s)
-            gain = split_gain(level, s, G, H, n_pos[s, j], params, score)
+            gain = side_gain(G, H, n_pos[s, j], node_grad[s], node_hess[s], node_pos[s],
+                             node_score[s], params, score)
             if beats(gain, -np.inf, tie[s]):  # admissible (the row's best is empty)
                 best_gain[i, s] = gain
                 best_feature[i, s] = f

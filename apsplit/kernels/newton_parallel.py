@@ -118,15 +118,22 @@ def merge_slot(best, level, candidate, s):
 
 @njit(cache=True, inline='always')
 def merge_row(best, level, batch, i):
-    """``merge_slot`` of row i of ``batch`` in every slot, read in place: views of the row
-    cost numba's reference counting, an atomic increment and decrement per field (with
-    the scan's views, ``NRT_incref``/``NRT_decref`` took 8% of satimage's fit in perf, a
-    probe; without them the fit took 0.96x, measured)."""
+    """``merge_slot`` of row i of ``batch`` in every slot, the arrays taken out of the
+    tuples once: views of the row, or a call per slot that takes the tuples, cost numba's
+    reference counting, an atomic increment and decrement per array (with the scan's
+    views, ``NRT_incref``/``NRT_decref`` took 8% of satimage's fit in perf, a probe;
+    without them the fit took 0.96x, measured)."""
     gain, feature, default_left = batch.gain, batch.feature, batch.default_left
     left_value, right_value = batch.left_value, batch.right_value
-    for s in range(level.grad.shape[0]):
-        _take(best, level, s, gain[i, s], feature[i, s], default_left[i, s], left_value[i, s],
-              right_value[i, s])
+    best_gain, best_feature, best_default = best.gain, best.feature, best.default_left
+    best_left, best_right, tie = best.left_value, best.right_value, level.tie
+    for s in range(tie.shape[0]):
+        if beats(gain[i, s], best_gain[s], tie[s]):  # ``_take``, written out
+            best_gain[s] = gain[i, s]
+            best_feature[s] = feature[i, s]
+            best_default[s] = default_left[i, s]
+            best_left[s] = left_value[i, s]
+            best_right[s] = right_value[i, s]
 
 
 @njit(cache=True)
