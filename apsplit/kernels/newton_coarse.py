@@ -53,9 +53,9 @@ most ``DERIVE_WITHIN`` times the node's, ``newton_hist``), the walk's additions 
 group range's few roundings.  The boundaries and P are added group by group, each
 group bin by bin (the same additions in both calls), rather than row by row as the
 column scan adds them: gains a few ulps from the column scan's, as in ``newton_hist``,
-whose consequences that module's docstring sets out (measure-zero events; a derived slot whose comparison with
-``min_child_weight`` is within the band is summed again from its rows and scanned
-again, ``LevelBins.near``).  The chosen split's gain is then recomputed in the column's
+whose consequences that module's docstring sets out (measure-zero events; a derived
+slot whose comparison with ``min_child_weight`` is within the band is summed again
+from its rows and scanned again, ``LevelBins.near``).  The chosen split's gain is then recomputed in the column's
 order (``column_order_gains``): the column scan's gain to the bit.
 
 The boundaries' values are not in the histogram: a boundary keeps its bins, and once the
