@@ -55,8 +55,9 @@ group bin by bin (the same additions in both calls), rather than row by row as t
 column scan adds them: gains a few ulps from the column scan's, as in ``newton_hist``,
 whose consequences that module's docstring sets out (measure-zero events; a derived
 slot whose comparison with ``min_child_weight`` is within the band is summed again
-from its rows and scanned again, ``LevelBins.near``).  The chosen split's gain is then recomputed in the column's
-order (``column_order_gains``): the column scan's gain to the bit.
+from its rows and scanned again, ``LevelBins.near``).  The chosen split's gain is
+then recomputed in the column's order (``column_order_gains``): the column scan's gain
+to the bit.
 
 The boundaries' values are not in the histogram: a boundary keeps its bins, and once the
 feature's best is known its two values are read from the column, the last row of the
@@ -78,7 +79,7 @@ from numba import njit, prange
 from .lanes import lane_count
 from .newton_hist import DERIVE_WITHIN
 from .newton_indicator import MIN_CHILD_BAND
-from .newton_split import (beats, below_bar, exceed_limit, record_bar,
+from .newton_split import (Node, beats, below_bar, exceed_limit, record_bar,
                            side_gain, tie_cell)
 from .unsigned import u
 
@@ -123,16 +124,6 @@ class Side(NamedTuple):
     grad: float
     hess: float
     n_pos: int
-
-
-class Node(NamedTuple):
-    """A slot's sums, score and tie window (``newton_split.Level``, one slot)."""
-
-    grad: float
-    hess: float
-    n_pos: int
-    score: float
-    tie: float
 
 
 @njit(inline='always')

@@ -37,12 +37,12 @@ node has a present and a missing row).  The passes run in the same order per
 node (forward, closing, backward, closing; the backward pass skipped where
 the forward ran and the node has no missing row), the features in index
 order (``newton_grow._grow``), and every candidate goes through the same rule
-(``_record``: it replaces the node's best only when its gain is in a higher cell
-of the node's tie grid).  Nodes are independent (a node's best depends on its own
-candidates only), so scanning node by node instead of interleaved changes
-nothing.  The one difference is the order of additions in a side's sums (per
-bin in row order, then bin after bin, instead of row after row in value
-order): the sums, hence the gains, may differ by a few ulps of the node's
+(``newton_split.beats``: a candidate replaces the node's best only when its gain
+is in a higher cell of the node's tie grid).  Nodes are independent (a node's
+best depends on its own candidates only), so scanning node by node instead of
+interleaved changes nothing.  The one difference is the order of additions in a
+side's sums (per bin in row order, then bin after bin, instead of row after row
+in value order): the sums, hence the gains, may differ by a few ulps of the node's
 sum of |g|, far below the tie window (``Level.tie``, 1e-10 of the node's gain
 scale); the counts (rows, rows with h > 0) are integers and equal.
 The chosen split's gain is then recomputed from its side's sums added in the
@@ -406,7 +406,7 @@ def scan_bins(cols, level_bins, features, first, step, allowed, level, batch, pa
     ``min_child_weight`` is flagged in ``level_bins.near`` (every lane writes True only:
     the same for any thread count; module docstring).
 
-    The record of a candidate is ``newton_split._record`` written out on the arrays,
+    The record of a candidate is ``newton_split.beats``'s rule written out on the arrays,
     taken out of the tuples once for all the features (as ``newton_split._pass`` does):
     per feature, views of the batch's rows and the tuples' arrays cost numba's reference
     counting, 16 atomic increments and as many decrements a feature (gdb, a probe).

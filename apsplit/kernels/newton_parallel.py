@@ -1,7 +1,7 @@
 """A level's split searches on several threads, the same tree for any number of threads.
 
 Every feature of a level is scanned into a best of its own (per slot, by
-``newton_split._record``'s rule), and the grower merges the features' bests into
+``newton_split.beats``'s rule), and the grower merges the features' bests into
 the level's in feature index order by the same rule (``merge_slot``), whatever
 the feature's path (column scan, histogram, categorical).  The column scans run
 in batches (``_scan_batch``): the features of a batch are dealt to
@@ -44,7 +44,7 @@ from numba import njit, prange
 
 from .lanes import deal, lane_count
 from .newton_hist import scan_bins
-from .newton_split import Best, beats, make_running, scan_feature
+from .newton_split import Best, beats, make_running, scan_feature, sorted_columns
 
 BATCH_SLOTS = 2 ** 16  # (feature, slot) pairs of a batch: its Best rows
 LINE = 8               # 8-byte values in a 64-byte cache line
@@ -97,8 +97,7 @@ def reset_best(best):
 
 @njit(cache=True, inline='always')
 def _take(best, level, s, gain, feature, default_left, left_value, right_value):
-    """The candidate replaces ``best``'s slot s if it ``beats`` it (``newton_split._record``'s
-    rule); True when it did."""
+    """The candidate replaces ``best``'s slot s if it ``beats`` it; True when it did."""
     if not beats(gain, best.gain[s], level.tie[s]):
         return False
     best.gain[s] = gain
@@ -177,13 +176,14 @@ def _scan_lane(cols, rows, features, allowed, level, params, batch, owner, lane)
         if owner[i] == lane and cols.indptr[f + 1] > cols.indptr[f]:
             entries = level.n_rows.sum()
     run = make_running(m, entries)
+    sorted_cols = sorted_columns(cols)
     for i in range(features.shape[0]):
         if owner[i] != lane:
             continue
         best = feature_best(batch, i, m)
         reset_best(best)
-        scan_feature(cols, rows, features[i], level, run, best, params, score, may_exceed,
-                     allowed[i])
+        scan_feature(sorted_cols, rows, features[i], level, run, best, params, score,
+                     may_exceed, allowed[i])
         for s in range(m):  # the next features' passes refuse what lies in a lower cell
             run.known[s] = max(run.known[s], best.gain[s])
 

@@ -79,7 +79,7 @@ from .newton_categorical import in_set, max_categories, new_category_sets, scan_
 from .newton_grow import (_new_tree, bind_globals, compact, draw_features, level_stats, prune,
                           record_split)
 from .newton_split import (KRT_EPS, Rows, make_best, make_running, may_exceed_of,
-                           record_bar, scan_feature)
+                           record_bar, scan_feature, sorted_columns)
 
 LEAF = -1
 #: each method's prefixes, as shares of a node's key total, assessed in turn
@@ -390,7 +390,8 @@ def _search_level(cols, rows, level, scanned, allowed, search, params, sets):
         if any_scan and cols.categorical[f]:
             scan_categorical(cols, rows, f, level, best, params, scan, sets)
         elif any_scan:
-            scan_feature(cols, rows, f, level, run, best, params, score, may_exceed, scan)
+            scan_feature(sorted_columns(cols), rows, f, level, run, best, params, score,
+                         may_exceed, scan)
     search.assessments[0] += count
     return best
 

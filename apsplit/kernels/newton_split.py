@@ -161,6 +161,24 @@ class Columns(NamedTuple):
     coarse_entry: np.ndarray
 
 
+class SortedColumns(NamedTuple):
+    """What a column scan reads of ``Columns`` (``sorted_columns``): each feature's present
+    entries sorted by value, and ``forward``.  The scan's inlined calls count a reference
+    to every array of the tuples they take, per call, where numba's pruning of those counts
+    gives up on a large body: four arrays here, not ``Columns``' seventeen."""
+
+    indptr: np.ndarray
+    rows: np.ndarray
+    values: np.ndarray
+    forward: np.ndarray
+
+
+@njit(cache=True, inline='always')
+def sorted_columns(cols):
+    """``cols``' ``SortedColumns`` (the same arrays)."""
+    return SortedColumns(cols.indptr, cols.rows, cols.values, cols.forward)
+
+
 class Rows(NamedTuple):
     """The rows' statistics and their open node.
 
@@ -183,6 +201,22 @@ class Level(NamedTuple):
     score: np.ndarray     # s(G, H)
     tie: np.ndarray       # tie window of the node's gains
     abs_grad: np.ndarray  # sum of |g| of the node's rows
+
+
+class Node(NamedTuple):
+    """A slot's sums, score and tie window (``Level``, one slot)."""
+
+    grad: float
+    hess: float
+    n_pos: int
+    score: float
+    tie: float
+
+
+@njit(inline='always')
+def level_node(level, s):
+    """Slot s of the level as a ``Node``."""
+    return Node(level.grad[s], level.hess[s], level.n_pos[s], level.score[s], level.tie[s])
 
 
 class Running(NamedTuple):
@@ -396,30 +430,16 @@ def side_gain(G, H, n_pos, node_grad, node_hess, node_pos, node_score, params, s
 
 
 @njit(inline='always')
-def split_gain(level, s, G, H, n_pos, params, score):
-    """``side_gain`` for slot ``s`` of the level."""
-    return side_gain(G, H, n_pos, level.grad[s], level.hess[s], level.n_pos[s], level.score[s],
-                     params, score)
-
-
-@njit(cache=True, inline='always')
-def _record(best, level, s, gain, f, default_left, left_value, right_value):
-    """Keep the candidate if it ``beats`` slot ``s``'s best."""
-    if beats(gain, best.gain[s], level.tie[s]):
-        best.gain[s] = gain
-        best.feature[s] = f
-        best.default_left[s] = default_left
-        best.left_value[s] = left_value
-        best.right_value[s] = right_value
-
-
-@njit(inline='always')
 def _gather(cols, rows, f, level, run):
     """Feature ``f``'s present entries in the slots ``run.visit`` marks, slot by slot in
     column order: (g, h, value) at ``run.entry_*[run.start[s]:run.end[s]]``.  Slot s has
-    room for its ``level.n_rows[s]`` rows."""
+    room for its ``level.n_rows[s]`` rows.  The slots' ends are counted in an array of
+    the call's own, copied to ``run.end`` at the end: numba cannot tell a ``Running``
+    array from the entries' arrays, and ends kept there were written through memory
+    the entries might alias (the gather 1.2x slower, a probe)."""
     m = level.n_rows.shape[0]
-    start, end = run.start, run.end
+    start = run.start
+    end = np.empty(m, np.int64)
     room = 0
     for s in range(m):
         start[s] = room
@@ -443,6 +463,7 @@ def _gather(cols, rows, f, level, run):
         entry_hess[p] = gh[r, 1]
         entry_value[p] = col_values[e]
         end[s] = p + 1
+    run.end[:] = end
 
 
 BLOCK = 16                    # entries of a block, bounded as a whole (``_block_may_exceed``)
@@ -450,17 +471,17 @@ _BLOCK_WIDEN = 128.0 * 2.0 ** -53  # its box's widening, relative (rounding of t
 
 
 @njit(inline='always')
-def _block_sums(run, s, first, stop, forward):
+def _block_sums(entries, lo, hi, first, stop, forward):
     """The sums of the negative g, the positive g and the h of entries ``first`` .. ``stop - 1``
-    of a pass over slot s's gathered entries."""
-    lo, hi = run.start[s], run.end[s]
+    of a pass over a slot's gathered entries ``lo:hi`` of ``entries``."""
+    entry_grad, entry_hess = entries.grad, entries.hess
     pos = neg = H = 0.0
     for k in range(first, stop):
         e = u(lo + k if forward else hi - 1 - k)
-        g = run.entry_grad[e]
+        g = entry_grad[e]
         pos += max(g, 0.0)
         neg += min(g, 0.0)
-        H += run.entry_hess[e]
+        H += entry_hess[e]
     return neg, pos, H
 
 
@@ -499,9 +520,33 @@ def _block_may_exceed(G, H, block, node_grad, node_hess, limit, params, may_exce
                           node_grad, node_hess, limit, params, may_exceed)
 
 
+class Entries(NamedTuple):
+    """A pass's gathered entries (``Running``'s ``entry_*``), slot by slot."""
+
+    grad: np.ndarray
+    hess: np.ndarray
+    value: np.ndarray
+
+
+class SlotPass(NamedTuple):
+    """What a pass over one slot's entries found (``_slot_pass``): the sums of all its
+    entries and the last value, and its best candidate if one beat the slot's best."""
+
+    grad: float
+    hess: float
+    n_pos: int
+    last: float
+    recorded: bool
+    gain: float
+    left_value: float
+    right_value: float
+
+
 @njit(inline='always')
-def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
-    """One pass over slot ``s``'s gathered entries, ascending (``forward``) or descending.
+def _slot_pass(entries, lo, hi, forward, node, top, known, params, score, may_exceed):
+    """One pass over a slot's gathered entries ``lo:hi``, ascending (``forward``) or
+    descending; ``node``: the slot's sums, ``top``: its best gain so far, ``known``: a gain
+    of another feature in it (-inf: none).
 
     At each entry whose value differs from the last one seen: the candidate "the rows
     seen | the rest" is considered; then the entry joins the sums.  The sums stay in
@@ -510,18 +555,17 @@ def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
     values, ``v != last`` is a coin flip).  ``may_exceed`` (the criterion's cheap test,
     no division; its ``limit`` computed once per best) lets through every candidate
     whose gain, as computed, can exceed ``record_bar`` of the best and ``below_bar`` of
-    ``run.known[s]`` (another feature's gain: a candidate under it lies in a lower cell,
-    never the level's choice); only those have their gain computed, as ``side_gain``
-    computes it, and are recorded by ``_record``'s rule.  For a criterion whose test can
-    refuse, without alpha, the entries come in blocks of ``BLOCK``, and a block that
-    ``_block_may_exceed`` refuses only adds its entries to the sums, in order.  The sums
-    at the end go to ``run``'s slot s."""
-    lo, hi = run.start[s], run.end[s]
-    entry_grad, entry_hess, entry_value = run.entry_grad, run.entry_hess, run.entry_value
-    node_grad, node_hess, node_pos = level.grad[s], level.hess[s], level.n_pos[s]
-    node_score, tie, mcw = level.score[s], level.tie[s], params.min_child_weight
-    top = best.gain[s]
-    known_bar = below_bar(run.known[s], tie)  # lower cells than another feature's known gain
+    ``known`` (a candidate under it lies in a lower cell, never the level's choice);
+    only those have their gain computed, as ``side_gain`` computes it, and the last one
+    that ``beats`` the best is returned.  For a criterion whose test can refuse, without
+    alpha, the entries come in blocks of ``BLOCK``, and a block that
+    ``_block_may_exceed`` refuses only adds its entries to the sums, in order.  Scalars
+    and one tuple of arrays in, scalars out: numba counts a reference to every array of
+    every tuple an inlined call takes, per call, and this runs per (feature, slot)."""
+    entry_grad, entry_hess, entry_value = entries.grad, entries.hess, entries.value
+    node_grad, node_hess, node_pos = node.grad, node.hess, node.n_pos
+    node_score, tie, mcw = node.score, node.tie, params.min_child_weight
+    known_bar = below_bar(known, tie)  # lower cells than another feature's known gain
     limit = exceed_limit(max(record_bar(top, tie), known_bar), node_score)
     G = H = 0.0
     n_pos = 0
@@ -542,8 +586,8 @@ def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
         stop = min(i + BLOCK, n)
         skip = False
         if bounded:
-            skip = not _block_may_exceed(G, H, _block_sums(run, s, i, stop, forward), node_grad,
-                                         node_hess, limit, params, may_exceed)
+            skip = not _block_may_exceed(G, H, _block_sums(entries, lo, hi, i, stop, forward),
+                                         node_grad, node_hess, limit, params, may_exceed)
         if skip:  # no candidate of the block can be recorded: only its sums, in order
             for k in range(i, stop):
                 e = u(lo + k if forward else hi - 1 - k)
@@ -574,14 +618,8 @@ def _slot_pass(s, f, forward, level, run, best, params, score, may_exceed):
             n_pos += h > 0.0
             last = v
         i = stop
-    if recorded:
-        best.gain[s] = best_gain
-        best.feature[s] = f
-        best.default_left[s] = not forward
-        best.left_value[s] = best_last if forward else best_value
-        best.right_value[s] = best_value if forward else best_last
-    run.grad[s], run.hess[s], run.n_pos[s], run.n_rows[s] = G, H, n_pos, hi - lo
-    run.last[s] = last
+    return SlotPass(G, H, n_pos, last, recorded, best_gain,
+                    best_last if forward else best_value, best_value if forward else best_last)
 
 
 @njit(inline='always')
@@ -621,9 +659,50 @@ def _pass(cols, rows, f, forward, one_value, level, run, best, params, score, ma
     if one_value:
         _one_value_pass(cols, rows, f, forward, run)
         return
+    entries = Entries(run.entry_grad, run.entry_hess, run.entry_value)
+    start, end, visit, known = run.start, run.end, run.visit, run.known
+    run_grad, run_hess, run_pos, run_rows, run_last = run.grad, run.hess, run.n_pos, \
+        run.n_rows, run.last
+    best_gain, best_feature, best_default = best.gain, best.feature, best.default_left
+    best_left, best_right = best.left_value, best.right_value
     for s in range(level.grad.shape[0]):
-        if run.visit[s]:
-            _slot_pass(s, f, forward, level, run, best, params, score, may_exceed)
+        if not visit[s]:
+            continue
+        lo, hi = start[s], end[s]
+        found = _slot_pass(entries, lo, hi, forward, level_node(level, s), best_gain[s],
+                           known[s], params, score, may_exceed)
+        if found.recorded:
+            best_gain[s] = found.gain
+            best_feature[s] = f
+            best_default[s] = not forward
+            best_left[s] = found.left_value
+            best_right[s] = found.right_value
+        run_grad[s], run_hess[s], run_pos[s] = found.grad, found.hess, found.n_pos
+        run_rows[s], run_last[s] = hi - lo, found.last
+
+
+@njit(inline='always')
+def _record_closing(f, forward, level, run, best, params, score):
+    """After a pass (``run`` holding its sums): in every slot with rows of the pass and
+    rows outside it, the candidate "the pass's present rows | the rest (the missing
+    rows)", kept if it ``beats`` the slot's best (missing rows right after a forward pass, left
+    after a backward one); one call per pass, the arrays taken out once."""
+    run_grad, run_hess, run_pos, run_rows, run_last = run.grad, run.hess, run.n_pos, \
+        run.n_rows, run.last
+    node_grad, node_hess, node_pos, node_rows = level.grad, level.hess, level.n_pos, \
+        level.n_rows
+    node_score, tie = level.score, level.tie
+    for s in range(node_grad.shape[0]):
+        if not (run_rows[s] > 0 and run_rows[s] < node_rows[s]):
+            continue
+        gain = side_gain(run_grad[s], run_hess[s], run_pos[s], node_grad[s], node_hess[s],
+                         node_pos[s], node_score[s], params, score)
+        if beats(gain, best.gain[s], tie[s]):
+            best.gain[s] = gain
+            best.feature[s] = f
+            best.default_left[s] = not forward
+            best.left_value[s] = run_last[s] if forward else -np.inf
+            best.right_value[s] = np.inf if forward else run_last[s]
 
 
 @njit(inline='always')
@@ -633,23 +712,21 @@ def scan_feature(cols, rows, f, level, run, best, params, score, may_exceed, all
 
     The column's entries are gathered slot by slot (``_gather``), then the forward pass
     (if ``cols.forward[f]``) and the backward pass scan each slot's entries; see the
-    module docstring.  ``run``: scratch of the level's slots and rows (``make_running``).
+    module docstring.  ``cols``: the ``SortedColumns`` of the data's ``Columns``.
+    ``run``: scratch of the level's slots and rows (``make_running``).
     """
     m = level.grad.shape[0]
-    run.visit[:] = allowed
+    visit, n_rows = run.visit, run.n_rows
+    for s in range(m):
+        visit[s] = allowed[s]
     lo, hi = cols.indptr[f], cols.indptr[f + 1]
     one_value = hi > lo and cols.values[lo] == cols.values[hi - 1]
     if not one_value:
         _gather(cols, rows, f, level, run)
     if cols.forward[f]:
         _pass(cols, rows, f, True, one_value, level, run, best, params, score, may_exceed)
-        for s in range(m):
-            run.visit[s] = allowed[s] and run.n_rows[s] < level.n_rows[s]
-            if run.n_rows[s] > 0 and run.visit[s]:
-                gain = split_gain(level, s, run.grad[s], run.hess[s], run.n_pos[s], params, score)
-                _record(best, level, s, gain, f, False, run.last[s], np.inf)
+        for s in range(m):  # the backward pass: the slots with missing rows
+            visit[s] = allowed[s] and n_rows[s] < level.n_rows[s]
+        _record_closing(f, True, level, run, best, params, score)
     _pass(cols, rows, f, False, one_value, level, run, best, params, score, may_exceed)
-    for s in range(m):
-        if run.n_rows[s] > 0 and run.n_rows[s] < level.n_rows[s]:
-            gain = split_gain(level, s, run.grad[s], run.hess[s], run.n_pos[s], params, score)
-            _record(best, level, s, gain, f, True, -np.inf, run.last[s])
+    _record_closing(f, False, level, run, best, params, score)

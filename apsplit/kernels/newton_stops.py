@@ -70,7 +70,7 @@ from .newton_bounds import Parent, parent_slack, unseen_region
 from .newton_grow import bind_globals, level_stats
 from .newton_search import Prefix, _upper_both, bind_feature_bounds, make_slots
 from .newton_split import (Rows, make_best, make_running, may_exceed_of, record_bar,
-                           scan_feature)
+                           scan_feature, sorted_columns)
 
 _SOURCE_TAG = hashlib.sha1(b"".join(Path(m.__file__).read_bytes() for m in (
     newton_split, newton_grow, newton_bounds, newton_search))).hexdigest()[:12]
@@ -144,9 +144,10 @@ def _node_stops(cols, codes, gh, active, order, features, params):
     best = make_best(1)
     run = make_running(1, n)
     everywhere = np.ones(1, np.bool_)
+    sorted_cols = sorted_columns(cols)
     for j in range(F):
-        scan_feature(cols, rows, features[j], level, run, best, params, score, may_exceed,
-                     everywhere)
+        scan_feature(sorted_cols, rows, features[j], level, run, best, params, score,
+                     may_exceed, everywhere)
     stops = np.full(F, n, np.int64)
     if best.feature[0] < 0:
         return NodeStops(stops, -1, -np.inf, n)
