@@ -35,7 +35,7 @@ def test_every_parallel_kernel_parallelises_only_its_prange():
             "refine.refine_survivors",
             "search._exhaustive_lanes",
             "newton_hist._sum_slots", "newton_hist._derive_slots",
-            "newton_moves.move_rows"} <= set(parallel)
+            "newton_moves.move_rows", "newton_moves.move_present_rows"} <= set(parallel)
     grower = newton_grow.grow_newton.py_func.__globals__
     for name in ("scan_batch", "scan_bins_batch"):
         parallel[f"grow_newton's {name}"] = grower[name].targetoptions["parallel"]

@@ -260,6 +260,8 @@ def test_the_parallel_loops_are_parallel():
     tree = newton_grow._new_tree(3, n, 0)
     assert _has_parallel_loop(newton_moves.move_rows, tree, cols, open_rows, position,
                               position.copy(), np.array([0, -1]), np.arange(2), np.array([0]), 2)
+    assert _has_parallel_loop(newton_moves.move_present_rows, tree, cols, position,
+                              position.copy(), np.array([0, -1]), np.arange(2), np.array([0]), 2)
     bins = apsplit.Dataset(X).coarse_bins()
     node = coarse._node_rows(bins, np.arange(4), np.arange(n), np.ones(n), np.zeros(n, np.int64),
                              np.array([float(n), 0.0]))

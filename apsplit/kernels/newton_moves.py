@@ -161,7 +161,7 @@ def move_rows(tree, cols, open_rows, position, moved, child_slot, slot_node, spl
     """Every open row (``open_rows``, an ``OpenRows``) to its next slot in ``moved`` (the
     module docstring): ``child_slot[s]`` the left child's slot of slot s (-1: a leaf),
     ``slot_node`` the level's nodes, ``split_columns`` the column features some node
-    splits on."""
+    splits on (pass 2: ``move_present_rows``)."""
     n = open_rows.rows.shape[0]
     lanes = lane_count(n_threads, n, n)
     if lanes == 1:
@@ -170,6 +170,16 @@ def move_rows(tree, cols, open_rows, position, moved, child_slot, slot_node, spl
         for lane in prange(lanes):
             first, last = share(lane, lanes, n)
             _move_row_range(first, last, open_rows, tree, cols, moved, child_slot, slot_node)
+    move_present_rows(tree, cols, position, moved, child_slot, slot_node, split_columns,
+                      n_threads)
+
+
+@njit(cache=True, parallel=PRANGE_ONLY)
+def move_present_rows(tree, cols, position, moved, child_slot, slot_node, split_columns,
+                      n_threads):
+    """Pass 2 of ``move_rows`` over the columns ``split_columns`` of ``cols``: after pass 1,
+    and for disjoint sets of features, in any order (a row is written only by its node's
+    split feature), so the columns of some features may come from another ``Columns``."""
     offsets = np.zeros(split_columns.shape[0] + 1, np.int64)
     for i in range(split_columns.shape[0]):
         k = split_columns[i]
