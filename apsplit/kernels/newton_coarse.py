@@ -79,7 +79,7 @@ from numba import njit, prange
 from .lanes import lane_count
 from .newton_hist import DERIVE_WITHIN
 from .newton_indicator import MIN_CHILD_BAND
-from .newton_split import (Node, beats, below_bar, exceed_limit, record_bar,
+from .newton_split import (beats, below_bar, exceed_limit, level_node, record_bar,
                            side_gain, tie_cell)
 from .unsigned import u
 
@@ -408,9 +408,8 @@ def _scan_feature(cols, rows, bins, groups, k, level, params, score, may_exceed,
             continue
         known = found.known[s]
         at = s * bins.offset[-1] + bins.offset[k]  # the slot's feature's first bin
-        node_grad, node_hess, node_pos = level.grad[s], level.hess[s], level.n_pos[s]
-        node_score, tie = level.score[s], level.tie[s]
-        node = Node(node_grad, node_hess, node_pos, node_score, tie)
+        node = level_node(level, s)
+        node_grad, node_hess, node_pos, node_score, tie = node  # locals of every bin's test
         known_bar = below_bar(known, tie)  # a gain under it is in a lower cell than known's
         widen_G, widen_H = widen * level.abs_grad[s], widen * node_hess
         band = MIN_CHILD_BAND * node_hess

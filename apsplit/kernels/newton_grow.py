@@ -414,8 +414,7 @@ def _grow(cols, gh, root_rows, features, params, draw):
             in_coarse[j] = use_coarse and coarse_index[f] >= 0
             is_column[j] = hist_index[f] < 0 and not cols.categorical[f] \
                 and indicator_index[f] < 0 and not in_coarse[j]
-            is_indicator[j] = not in_histograms[j] and not in_coarse[j] \
-                and indicator_index[f] >= 0
+            is_indicator[j] = indicator_index[f] >= 0  # never histogram nor coarse (NewtonData)
         one = make_best(m)  # a categorical feature's best
         one_sets = new_category_sets(level.n_rows, n_categories)
         batch = new_batch(0, m)  # the bests of the column features before batch_stop

@@ -321,6 +321,7 @@ def _search_level(cols, rows, level, scanned, allowed, search, params, sets):
 
     Free names bound by ``specialise``: ``score``, ``may_exceed``, ``feature_bounds``."""
     m = level.grad.shape[0]
+    sorted_cols = sorted_columns(cols)
     slots = make_slots(search.order, rows.position, rows.gh, m)
     fractions = search.prefixes
     n_stages = fractions.shape[0]
@@ -390,8 +391,8 @@ def _search_level(cols, rows, level, scanned, allowed, search, params, sets):
         if any_scan and cols.categorical[f]:
             scan_categorical(cols, rows, f, level, best, params, scan, sets)
         elif any_scan:
-            scan_feature(sorted_columns(cols), rows, f, level, run, best, params, score,
-                         may_exceed, scan)
+            scan_feature(sorted_cols, rows, f, level, run, best, params, score, may_exceed,
+                         scan)
     search.assessments[0] += count
     return best
 
